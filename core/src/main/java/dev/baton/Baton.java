@@ -1,0 +1,109 @@
+package dev.baton;
+
+import dev.baton.internal.Dialects;
+import dev.baton.internal.Engine;
+import dev.baton.spi.Dialect;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * The entry point: Baton over one {@link DataSource}. Immutable and thread-safe; make one per data source and share
+ * it.
+ *
+ * <pre>{@code
+ * Baton baton = Baton.using(dataSource);   // finds the dialect from the connection
+ * StateTable<Payment> orders = baton.table("orders").id("id").state("payment_status", payment);
+ * TransitionResult<Payment> r = orders.transition(orderId, Payment.PENDING, Payment.PAID)
+ *     .set("payment_transaction_id", txId)
+ *     .setNow("paid_at")
+ *     .apply();
+ * }</pre>
+ */
+public final class Baton {
+    private final Engine engine;
+
+    private Baton(Engine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Baton with default settings; connects once to find the dialect.
+     *
+     * @throws UnsupportedDatabaseException if no dialect on the class path supports the database
+     * @throws DataAccessException if the data source cannot connect
+     */
+    public static Baton using(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    /** Starts a configuration. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /** The dialect in use. */
+    public Dialect dialect() {
+        return engine.dialect();
+    }
+
+    /**
+     * Names a host table ({@code table} or {@code schema.table}) to bind states to. The name is validated now and
+     * quoted in every statement.
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     */
+    public HostTable table(String name) {
+        return new HostTable(engine, name, "id");
+    }
+
+    /** Internal: the engine behind this instance, for the other Baton modules. */
+    Engine engine() {
+        return engine;
+    }
+
+    /** Collects settings for a {@link Baton}. Not thread-safe; {@link #build()} snapshots them. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private RetryPolicy transientRetry = RetryPolicy.transientDefault();
+        private final List<BatonListener> listeners = new ArrayList<>();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /** Uses this dialect instead of detecting one from the connection. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * How operations on the data source retry transient failures (deadlock, serialization failure, lost
+         * connection). Default {@link RetryPolicy#transientDefault()}. Operations on a caller's connection never
+         * retry.
+         */
+        public Builder transientRetry(RetryPolicy policy) {
+            this.transientRetry = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Adds a listener; listeners run in the order added. */
+        public Builder listener(BatonListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Builds the instance, detecting the dialect if none was set.
+         *
+         * @throws UnsupportedDatabaseException if no dialect supports the database
+         */
+        public Baton build() {
+            Dialect d = dialect != null ? dialect : Dialects.detect(dataSource);
+            return new Baton(new Engine(dataSource, d, transientRetry, listeners));
+        }
+    }
+}

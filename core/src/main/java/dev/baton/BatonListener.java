@@ -1,0 +1,21 @@
+package dev.baton;
+
+/**
+ * Observes what Baton did, after it committed. Every method has a no-op default, so a listener implements only what
+ * it needs. Listeners run on the thread that did the work, after the commit; they observe and must not block for
+ * long. An exception thrown by a listener is caught and logged: it never undoes or fails the operation.
+ *
+ * <p>Operations on a caller's {@link java.sql.Connection} do not fire listeners: Baton does not know when, or
+ * whether, the caller commits.
+ */
+public interface BatonListener {
+
+    /** A single-row transition finished with {@code result} (any outcome). */
+    default void onTransition(String table, TransitionResult<?> result) {}
+
+    /** A bulk transition moved {@code rows} rows of {@code table} into {@code target} in {@code batches} batches. */
+    default void onBulkTransition(String table, Enum<?> target, long rows, int batches) {}
+
+    /** A transient failure is being retried (attempt is the attempt that failed, 1-based). */
+    default void onTransientRetry(String operation, int attempt, java.sql.SQLException cause) {}
+}

@@ -1,0 +1,84 @@
+package dev.baton;
+
+/**
+ * What a guarded transition did. A closed set of outcomes, returned rather than thrown:
+ *
+ * <ul>
+ *   <li>{@link Applied}: this call moved the row;
+ *   <li>{@link AlreadyInTarget}: the row was already in the target state (an idempotent duplicate, such as a second
+ *       gateway callback; also what a retry after a lost connection sees when the first attempt had committed);
+ *   <li>{@link Rejected}: the row is in a state from which this transition is not allowed, e.g. {@code FAILED} when
+ *       {@code PENDING → PAID} was asked;
+ *   <li>{@link NotFound}: no row has that id;
+ *   <li>{@link Conflict}: a unique constraint refused the change (e.g. one gateway transaction id on two orders).
+ * </ul>
+ *
+ * <pre>{@code
+ * switch (result) {
+ *     case TransitionResult.Applied<Payment> a -> ...
+ *     ...
+ * }
+ * }</pre>
+ *
+ * @param <S> the enum of states
+ */
+public sealed interface TransitionResult<S extends Enum<S>> {
+
+    /** The id of the row. */
+    Object id();
+
+    /** True for {@link Applied}. */
+    default boolean applied() {
+        return this instanceof Applied;
+    }
+
+    /** True when the row is now in the target state, whether this call moved it or an earlier one did. */
+    default boolean inTarget() {
+        return this instanceof Applied || this instanceof AlreadyInTarget;
+    }
+
+    /**
+     * This call moved the row into {@code state}.
+     *
+     * @param id the row id
+     * @param state the new state
+     * @param <S> the enum of states
+     */
+    record Applied<S extends Enum<S>>(Object id, S state) implements TransitionResult<S> {}
+
+    /**
+     * The row was already in the target state; nothing was written.
+     *
+     * @param id the row id
+     * @param state the current (and target) state
+     * @param <S> the enum of states
+     */
+    record AlreadyInTarget<S extends Enum<S>>(Object id, S state) implements TransitionResult<S> {}
+
+    /**
+     * The row is in a state this transition may not start from; nothing was written.
+     *
+     * @param id the row id
+     * @param current the state the row is in (read right after the guarded update matched nothing)
+     * @param target the state that was asked for
+     * @param <S> the enum of states
+     */
+    record Rejected<S extends Enum<S>>(Object id, S current, S target) implements TransitionResult<S> {}
+
+    /**
+     * No row has this id.
+     *
+     * @param id the row id
+     * @param <S> the enum of states
+     */
+    record NotFound<S extends Enum<S>>(Object id) implements TransitionResult<S> {}
+
+    /**
+     * A unique constraint refused the change; nothing was written.
+     *
+     * @param id the row id
+     * @param constraint the constraint or unique index the database named, or {@code null} if it named none
+     * @param <S> the enum of states
+     */
+    record Conflict<S extends Enum<S>>(Object id, String constraint) implements TransitionResult<S> {}
+}

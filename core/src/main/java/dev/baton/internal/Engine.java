@@ -1,0 +1,182 @@
+package dev.baton.internal;
+
+import dev.baton.BatonListener;
+import dev.baton.DataAccessException;
+import dev.baton.RetryPolicy;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shared machinery of one {@code Baton} instance: the data source, the dialect, the transient-failure retry policy
+ * and the listeners. Runs units of work in autocommit mode or in a READ COMMITTED transaction, retrying transient
+ * failures with backoff. Immutable and thread-safe.
+ */
+public final class Engine {
+    private static final Logger log = LoggerFactory.getLogger(Engine.class);
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final RetryPolicy transientRetry;
+    private final List<BatonListener> listeners;
+
+    /** Creates an engine. */
+    public Engine(DataSource dataSource, Dialect dialect, RetryPolicy transientRetry, List<BatonListener> listeners) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.transientRetry = transientRetry;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    /** The dialect. */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** The data source. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * Runs {@code work} on a pooled connection in autocommit mode (each statement commits by itself), retrying
+     * transient failures on a fresh connection.
+     */
+    public <T> T autocommit(String operation, SqlWork<T> work) {
+        return withRetry(operation, false, work);
+    }
+
+    /**
+     * Runs {@code work} in one READ COMMITTED transaction and commits it, retrying the whole transaction after a
+     * transient failure (after an explicit rollback: MySQL's lock-wait timeout rolls back only the statement).
+     */
+    public <T> T transaction(String operation, SqlWork<T> work) {
+        return withRetry(operation, true, work);
+    }
+
+    private <T> T withRetry(String operation, boolean transactional, SqlWork<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return once(transactional, work);
+            } catch (SQLException e) {
+                SqlError error = dialect.classify(e);
+                if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
+                    throw new DataAccessException(
+                            operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);
+                }
+                int failed = attempt;
+                fire(l -> l.onTransientRetry(operation, failed, e));
+                log.debug("{}: transient failure on attempt {} ({}), retrying", operation, attempt, e.getMessage());
+                sleep(transientRetry.delayBefore(
+                        attempt, ThreadLocalRandom.current().nextDouble()));
+            }
+        }
+    }
+
+    private <T> T once(boolean transactional, SqlWork<T> work) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            if (!transactional) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true);
+                }
+                return work.run(c);
+            }
+            boolean restoreAutoCommit = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            if (restoreAutoCommit) {
+                c.setAutoCommit(false);
+            }
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException | Error e) {
+                rollbackQuietly(c, e);
+                throw e;
+            } finally {
+                restore(c, restoreAutoCommit, isolation);
+            }
+        }
+    }
+
+    private static void restore(Connection c, boolean autoCommit, int isolation) {
+        try {
+            if (autoCommit && !c.isClosed()) {
+                c.setAutoCommit(true);
+            }
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED && !c.isClosed()) {
+                c.setTransactionIsolation(isolation);
+            }
+        } catch (SQLException e) {
+            log.debug("could not restore connection settings: {}", e.getMessage());
+        }
+    }
+
+    /** Rolls back, adding a failure of the rollback itself to {@code primary} as suppressed. */
+    public static void rollbackQuietly(Connection c, Throwable primary) {
+        try {
+            c.rollback();
+        } catch (SQLException r) {
+            primary.addSuppressed(r);
+        }
+    }
+
+    /** Binds values in order; {@code null} binds SQL NULL. */
+    public static void bind(PreparedStatement ps, List<Object> values) throws SQLException {
+        for (int i = 0; i < values.size(); i++) {
+            bindOne(ps, i + 1, values.get(i));
+        }
+    }
+
+    /** Binds one value. */
+    public static void bindOne(PreparedStatement ps, int index, Object value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, java.sql.Types.NULL);
+        } else if (value instanceof Long l) {
+            ps.setLong(index, l);
+        } else if (value instanceof Integer i) {
+            ps.setInt(index, i);
+        } else if (value instanceof String s) {
+            ps.setString(index, s);
+        } else {
+            ps.setObject(index, value);
+        }
+    }
+
+    /** Calls every listener, catching and logging what they throw. */
+    public void fire(Consumer<BatonListener> call) {
+        for (BatonListener l : listeners) {
+            try {
+                call.accept(l);
+            } catch (RuntimeException e) {
+                log.warn("listener {} threw; ignored", l.getClass().getName(), e);
+            }
+        }
+    }
+
+    /** True when any listener is registered (lets hot paths skip building events). */
+    public boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new dev.baton.BatonException("interrupted while waiting to retry", e);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.baton.internal;
+
+import dev.baton.InvalidIdentifierException;
+import dev.baton.spi.Dialect;
+import java.util.regex.Pattern;
+
+/** Validation and quoting of configured table and column names. The only way a name gets into SQL text. */
+public final class Identifiers {
+    private static final Pattern PLAIN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** The longest name any supported database accepts; dialects check their own, smaller limits. */
+    public static final int MAX_LENGTH = 128;
+
+    private Identifiers() {}
+
+    /** Checks a single identifier without a dialect (at configuration time); returns it. */
+    public static String check(String identifier) {
+        if (identifier == null) {
+            throw new InvalidIdentifierException(null, "must not be null");
+        }
+        if (identifier.isEmpty()) {
+            throw new InvalidIdentifierException(identifier, "must not be empty");
+        }
+        if (identifier.length() > MAX_LENGTH) {
+            throw new InvalidIdentifierException(
+                    identifier, "longer than " + MAX_LENGTH + " characters (" + identifier.length() + ")");
+        }
+        if (!PLAIN.matcher(identifier).matches()) {
+            throw new InvalidIdentifierException(
+                    identifier, "only ASCII letters, digits and '_' are allowed, not starting with a digit");
+        }
+        return identifier;
+    }
+
+    /** Checks an identifier against the dialect's limit and quotes it. */
+    public static String quote(Dialect dialect, String identifier) {
+        check(identifier);
+        if (identifier.length() > dialect.maxIdentifierLength()) {
+            throw new InvalidIdentifierException(
+                    identifier,
+                    "longer than " + dialect.name() + "'s limit of " + dialect.maxIdentifierLength() + " characters");
+        }
+        return dialect.quote(identifier);
+    }
+
+    /** Checks and quotes a table name that may be qualified by one schema ({@code schema.table}). */
+    public static String quoteTable(Dialect dialect, String table) {
+        String[] parts = splitTable(table);
+        return parts.length == 1 ? quote(dialect, parts[0]) : quote(dialect, parts[0]) + "." + quote(dialect, parts[1]);
+    }
+
+    /** Splits and checks {@code table} or {@code schema.table}. */
+    public static String[] splitTable(String table) {
+        if (table == null) {
+            throw new InvalidIdentifierException(null, "table name must not be null");
+        }
+        int dot = table.indexOf('.');
+        if (dot < 0) {
+            return new String[] {check(table)};
+        }
+        if (table.indexOf('.', dot + 1) >= 0) {
+            throw new InvalidIdentifierException(table, "at most one '.' (schema.table) is allowed");
+        }
+        return new String[] {check(table.substring(0, dot)), check(table.substring(dot + 1))};
+    }
+}

@@ -1,0 +1,245 @@
+package dev.baton.internal;
+
+import dev.baton.SchemaMismatchException;
+import dev.baton.StateMachine;
+import dev.baton.spi.Dialect;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks a host table against what a binding needs, through {@link DatabaseMetaData}, collecting every problem and
+ * the DDL that fixes it before throwing one {@link SchemaMismatchException}.
+ */
+public final class SchemaCheck {
+    private final Connection connection;
+    private final Dialect dialect;
+    private final String table;
+    private final String qTable;
+    private final String schema;
+    private final String bareTable;
+    private final Map<String, ColumnInfo> columns = new HashMap<>();
+    private final List<String> problems = new ArrayList<>();
+    private final List<String> ddl = new ArrayList<>();
+    private boolean tableFound;
+    private String foundTable;
+
+    /** Column facts read from the metadata. */
+    public record ColumnInfo(String name, int jdbcType, String typeName, int size, boolean nullable) {}
+
+    /** Reads the table's columns now. */
+    public SchemaCheck(Connection connection, Dialect dialect, String table) throws SQLException {
+        this.connection = connection;
+        this.dialect = dialect;
+        this.table = table;
+        this.qTable = Identifiers.quoteTable(dialect, table);
+        String[] parts = Identifiers.splitTable(table);
+        this.schema = parts.length == 2 ? parts[0] : null;
+        this.bareTable = parts.length == 2 ? parts[1] : parts[0];
+        readColumns();
+    }
+
+    private void readColumns() throws SQLException {
+        DatabaseMetaData md = connection.getMetaData();
+        for (String candidate :
+                new String[] {bareTable, bareTable.toLowerCase(Locale.ROOT), bareTable.toUpperCase(Locale.ROOT)}) {
+            try (ResultSet rs = md.getColumns(connection.getCatalog(), schemaPattern(), candidate, "%")) {
+                while (rs.next()) {
+                    String name = rs.getString("COLUMN_NAME");
+                    columns.put(
+                            name.toLowerCase(Locale.ROOT),
+                            new ColumnInfo(
+                                    name,
+                                    rs.getInt("DATA_TYPE"),
+                                    rs.getString("TYPE_NAME"),
+                                    rs.getInt("COLUMN_SIZE"),
+                                    rs.getInt("NULLABLE") != DatabaseMetaData.columnNoNulls));
+                }
+            }
+            if (!columns.isEmpty()) {
+                tableFound = true;
+                foundTable = candidate;
+                if (!candidate.equals(bareTable)) {
+                    problems.add("table is named " + candidate + " in the database but configured as " + bareTable
+                            + "; Baton quotes names, so they must match exactly");
+                }
+                return;
+            }
+        }
+        problems.add("table " + table + " does not exist");
+    }
+
+    private String schemaPattern() throws SQLException {
+        if (schema != null) {
+            return schema;
+        }
+        try {
+            return connection.getSchema();
+        } catch (SQLException | AbstractMethodError e) {
+            return null;
+        }
+    }
+
+    /** True when the table exists. */
+    public boolean tableFound() {
+        return tableFound;
+    }
+
+    /** The column, if present (names compare case-insensitively). */
+    public ColumnInfo column(String name) {
+        return columns.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    /** Requires that {@code column} is the primary key or has a unique index of its own. */
+    public void requireUniqueKey(String column) throws SQLException {
+        if (!tableFound) {
+            return;
+        }
+        if (column(column) == null) {
+            problems.add("id column " + column + " does not exist");
+            return;
+        }
+        String actual = actualTableName();
+        DatabaseMetaData md = connection.getMetaData();
+        List<String> pk = new ArrayList<>();
+        try (ResultSet rs = md.getPrimaryKeys(connection.getCatalog(), schemaPattern(), actual)) {
+            while (rs.next()) {
+                pk.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+            }
+        }
+        if (pk.size() == 1 && pk.get(0).equalsIgnoreCase(column)) {
+            return;
+        }
+        Map<String, Set<String>> unique = new HashMap<>();
+        try (ResultSet rs = md.getIndexInfo(connection.getCatalog(), schemaPattern(), actual, true, false)) {
+            while (rs.next()) {
+                String idx = rs.getString("INDEX_NAME");
+                String col = rs.getString("COLUMN_NAME");
+                if (idx != null && col != null) {
+                    unique.computeIfAbsent(idx, k -> new HashSet<>()).add(col.toLowerCase(Locale.ROOT));
+                }
+            }
+        }
+        for (Set<String> cols : unique.values()) {
+            if (cols.size() == 1 && cols.contains(column.toLowerCase(Locale.ROOT))) {
+                return;
+            }
+        }
+        problems.add("id column " + column + " is neither the primary key nor unique on its own");
+        ddl.add("CREATE UNIQUE INDEX " + Identifiers.quote(dialect, shortName("ux_" + bareTable + "_" + column))
+                + " ON " + qTable + " (" + Identifiers.quote(dialect, column) + ")");
+    }
+
+    /** Requires a state column able to hold the machine's codes. */
+    public void requireStateColumn(String column, StateMachine<?> machine) {
+        if (!tableFound) {
+            return;
+        }
+        ColumnInfo info = column(column);
+        boolean integer = machine.codeKind() == StateMachine.CodeKind.INTEGER;
+        int longest = 1;
+        for (Object s : machine.states()) {
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object code = ((StateMachine) machine).code((Enum) s);
+            longest = Math.max(longest, String.valueOf(code).length());
+        }
+        if (info == null) {
+            String type = integer
+                    ? dialect.columnType(Dialect.ColumnType.INT)
+                    : dialect.columnType(Dialect.ColumnType.SHORT_TEXT);
+            problems.add("state column " + column + " does not exist");
+            ddl.add(dialect.addColumn(qTable, Identifiers.quote(dialect, column), type + " NOT NULL"));
+            return;
+        }
+        if (integer && !isInteger(info)) {
+            problems.add("state column " + column + " is " + info.typeName() + " but machine '" + machine.name()
+                    + "' stores integer codes");
+        } else if (!integer && !isText(info)) {
+            problems.add("state column " + column + " is " + info.typeName() + " but machine '" + machine.name()
+                    + "' stores string codes");
+        } else if (!integer && info.size() > 0 && info.size() < longest) {
+            problems.add("state column " + column + " holds " + info.size() + " characters but the longest code of"
+                    + " machine '" + machine.name() + "' has " + longest);
+        }
+    }
+
+    /** Requires a column of a kind, suggesting DDL with {@code typeAndConstraints} if missing. */
+    public void requireColumn(String column, Dialect.ColumnType type, String constraints) {
+        if (!tableFound) {
+            return;
+        }
+        ColumnInfo info = column(column);
+        if (info == null) {
+            problems.add("column " + column + " does not exist");
+            ddl.add(dialect.addColumn(
+                    qTable,
+                    Identifiers.quote(dialect, column),
+                    dialect.columnType(type) + (constraints.isEmpty() ? "" : " " + constraints)));
+            return;
+        }
+        boolean ok =
+                switch (type) {
+                    case BIGINT, INT -> isInteger(info);
+                    case SHORT_TEXT, TEXT -> isText(info);
+                    case TIMESTAMP -> isTimestamp(info);
+                };
+        if (!ok) {
+            problems.add("column " + column + " is " + info.typeName() + ", expected " + dialect.columnType(type));
+        }
+    }
+
+    /** Adds a problem found by a caller (with optional DDL). */
+    public void problem(String problem, String fixDdl) {
+        problems.add(problem);
+        if (fixDdl != null) {
+            ddl.add(fixDdl);
+        }
+    }
+
+    /** Throws if any problem was found. */
+    public void throwIfProblems() {
+        if (!problems.isEmpty()) {
+            throw new SchemaMismatchException(table, problems, ddl);
+        }
+    }
+
+    private String actualTableName() {
+        return foundTable;
+    }
+
+    private String shortName(String name) {
+        return name.length() <= dialect.maxIdentifierLength() ? name : name.substring(0, dialect.maxIdentifierLength());
+    }
+
+    private static boolean isInteger(ColumnInfo c) {
+        return switch (c.jdbcType()) {
+            case Types.INTEGER, Types.SMALLINT, Types.BIGINT, Types.TINYINT -> true;
+            case Types.NUMERIC, Types.DECIMAL -> true;
+            default -> false;
+        };
+    }
+
+    private static boolean isText(ColumnInfo c) {
+        return switch (c.jdbcType()) {
+            case Types.CHAR, Types.VARCHAR, Types.NCHAR, Types.NVARCHAR, Types.LONGVARCHAR, Types.LONGNVARCHAR -> true;
+            default -> false;
+        };
+    }
+
+    private static boolean isTimestamp(ColumnInfo c) {
+        return switch (c.jdbcType()) {
+            case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE -> true;
+            default ->
+                c.typeName() != null && c.typeName().toLowerCase(Locale.ROOT).contains("time");
+        };
+    }
+}

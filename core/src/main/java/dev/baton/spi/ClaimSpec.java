@@ -1,0 +1,36 @@
+package dev.baton.spi;
+
+import java.util.List;
+
+/**
+ * What a batch claim must do, independent of the database: pick up to {@code limit} rows of {@code table} that
+ * match {@code where}, in {@code orderBy} order, skipping rows other transactions hold locked; apply {@code set} to
+ * them, re-checking {@code where} in the same statement; return the {@code returning} columns as they are after the
+ * update. Identifiers are validated and quoted by the dialect already.
+ *
+ * @param table quoted (possibly schema-qualified) table name
+ * @param idColumn quoted primary key column
+ * @param where the eligibility guard, repeated in the update
+ * @param orderBy quoted columns, each optionally followed by {@code DESC}; empty for any order
+ * @param set the assignments, e.g. {@code "state" = ?, "attempts" = "attempts" + 1}
+ * @param returning quoted columns to return; empty to return only the row count
+ * @param limit the batch size, rendered into the SQL text (validated and bounded, see DESIGN.md §4)
+ */
+public record ClaimSpec(
+        String table,
+        String idColumn,
+        SqlFragment where,
+        List<String> orderBy,
+        SqlFragment set,
+        List<String> returning,
+        int limit) {
+
+    /** Copies the lists. */
+    public ClaimSpec {
+        orderBy = List.copyOf(orderBy);
+        returning = List.copyOf(returning);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive, was " + limit);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.baton.spi;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A piece of SQL text with its bind values in order. Identifiers in the text are already validated and quoted;
+ * values only ever travel as binds. A bind may be a {@link Param}, filled in per execution.
+ *
+ * @param sql SQL text with {@code ?} placeholders
+ * @param binds the values, one per placeholder
+ */
+public record SqlFragment(String sql, List<Object> binds) {
+
+    /** Creates a fragment; the bind list is copied (it may contain nulls). */
+    public SqlFragment {
+        binds = Collections.unmodifiableList(new ArrayList<>(binds));
+    }
+
+    /** A fragment without binds. */
+    public static SqlFragment of(String sql) {
+        return new SqlFragment(sql, List.of());
+    }
+
+    /** Joins fragments with a separator such as {@code " AND "}. */
+    public static SqlFragment join(String separator, List<SqlFragment> parts) {
+        StringBuilder sql = new StringBuilder();
+        List<Object> binds = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            if (i > 0) {
+                sql.append(separator);
+            }
+            sql.append(parts.get(i).sql());
+            binds.addAll(parts.get(i).binds());
+        }
+        return new SqlFragment(sql.toString(), binds);
+    }
+
+    /** Resolves {@link Param}s against the per-execution arguments. */
+    public static List<Object> resolve(List<Object> binds, Object[] args) {
+        List<Object> out = new ArrayList<>(binds.size());
+        for (Object b : binds) {
+            out.add(b instanceof Param p ? args[p.index()] : b);
+        }
+        return out;
+    }
+}
