@@ -91,6 +91,11 @@ public final class BulkTransition<S extends Enum<S>> {
         return this;
     }
 
+    /** The SQL text of one batch, statement by statement (values are bind parameters), for logs and tests. */
+    public List<String> sql() {
+        return render().sql();
+    }
+
     /** Runs batches, each in its own transaction on the data source, until a batch comes back short. */
     public BulkResult apply() {
         ClaimStatement statement = render();
@@ -98,9 +103,12 @@ public final class BulkTransition<S extends Enum<S>> {
         long rows = 0;
         int batches = 0;
         while (true) {
-            int moved = engine.transaction(
-                    "bulk transition " + table.table() + " to " + target,
-                    c -> statement.execute(c, new Object[0]).size());
+            String operation = "bulk transition " + table.table() + " to " + target;
+            int moved = table.engine().dialect().claimNeedsTransaction()
+                    ? engine.transaction(
+                            operation, c -> statement.execute(c, new Object[0]).size())
+                    : engine.autocommit(
+                            operation, c -> statement.execute(c, new Object[0]).size());
             rows += moved;
             batches++;
             if (moved < batchSize) {

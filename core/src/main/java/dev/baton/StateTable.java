@@ -4,6 +4,7 @@ import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,7 +35,7 @@ public final class StateTable<S extends Enum<S>> {
     private final String qId;
     private final String qState;
     private final String readSql;
-    private final ConcurrentMap<String, String> sqlCache = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, RenderedTransition> sqlCache = new ConcurrentHashMap<>();
 
     StateTable(Engine engine, String table, String idColumn, String stateColumn, StateMachine<S> machine) {
         Dialect d = engine.dialect();
@@ -206,14 +207,25 @@ public final class StateTable<S extends Enum<S>> {
         return qState;
     }
 
-    /** The UPDATE for a shape: number of sources and extra assignments; cached. */
-    String transitionSql(int sources, List<String> columns, List<Boolean> nows) {
-        StringBuilder key = new StringBuilder().append(sources);
+    /**
+     * The UPDATE for a shape: the source states and the extra assignments; cached. Binds: target code, extra values
+     * (in order, skipping database-clock columns), id, then the guard's binds.
+     */
+    RenderedTransition transitionSql(List<S> sources, List<String> columns, List<Boolean> nows) {
+        StringBuilder key = new StringBuilder();
+        for (S s : sources) {
+            key.append(s.ordinal()).append(',');
+        }
         for (int i = 0; i < columns.size(); i++) {
             key.append(nows.get(i) ? ";n:" : ";v:").append(columns.get(i));
         }
         return sqlCache.computeIfAbsent(key.toString(), k -> {
             Dialect d = engine.dialect();
+            List<Object> codes = new ArrayList<>();
+            for (S s : sources) {
+                codes.add(machine.code(s));
+            }
+            SqlFragment guard = d.stateIn(qState, codes);
             StringBuilder sql = new StringBuilder("UPDATE ")
                     .append(qTable)
                     .append(" SET ")
@@ -223,17 +235,13 @@ public final class StateTable<S extends Enum<S>> {
                 sql.append(", ").append(Identifiers.quote(d, columns.get(i))).append(" = ");
                 sql.append(nows.get(i) ? d.currentTimestamp() : "?");
             }
-            sql.append(" WHERE ").append(qId).append(" = ? AND ").append(qState);
-            if (sources == 1) {
-                sql.append(" = ?");
-            } else {
-                sql.append(" IN (")
-                        .append(String.join(", ", java.util.Collections.nCopies(sources, "?")))
-                        .append(')');
-            }
-            return sql.toString();
+            sql.append(" WHERE ").append(qId).append(" = ? AND ").append(guard.sql());
+            return new RenderedTransition(sql.toString(), guard.binds());
         });
     }
+
+    /** A rendered transition: its SQL and the guard's bind values. */
+    record RenderedTransition(String sql, List<Object> guardBinds) {}
 
     @Override
     public String toString() {

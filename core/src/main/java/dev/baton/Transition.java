@@ -72,6 +72,11 @@ public final class Transition<S extends Enum<S>> {
         nows.add(now);
     }
 
+    /** The SQL text this transition runs (values are bind parameters), for logs and exact-SQL tests. */
+    public String sql() {
+        return table.transitionSql(sources, columns, nows).sql();
+    }
+
     /**
      * Runs the transition on the data source in its own autocommit statement, retrying transient failures; fires
      * listeners after it committed.
@@ -123,9 +128,9 @@ public final class Transition<S extends Enum<S>> {
 
     private TransitionResult<S> execute(Connection c) throws SQLException {
         StateMachine<S> machine = table.machine();
-        String sql = table.transitionSql(sources.size(), columns, nows);
+        StateTable.RenderedTransition rendered = table.transitionSql(sources, columns, nows);
         int count;
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(rendered.sql())) {
             int i = 1;
             Engine.bindOne(ps, i++, machine.code(target));
             for (int k = 0; k < columns.size(); k++) {
@@ -134,8 +139,8 @@ public final class Transition<S extends Enum<S>> {
                 }
             }
             Engine.bindOne(ps, i++, id);
-            for (S s : sources) {
-                Engine.bindOne(ps, i++, machine.code(s));
+            for (Object code : rendered.guardBinds()) {
+                Engine.bindOne(ps, i++, code);
             }
             count = ps.executeUpdate();
         } catch (SQLException e) {

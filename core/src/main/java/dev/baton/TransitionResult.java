@@ -14,11 +14,12 @@ package dev.baton;
  * </ul>
  *
  * <pre>{@code
- * switch (result) {
- *     case TransitionResult.Applied<Payment> a -> ...
- *     ...
+ * if (result instanceof TransitionResult.Rejected<Payment> rejected) {
+ *     log.warn("order {} is {}", rejected.id(), rejected.current());
  * }
  * }</pre>
+ *
+ * On Java 21 and later the sealed hierarchy also works in an exhaustive {@code switch}.
  *
  * @param <S> the enum of states
  */

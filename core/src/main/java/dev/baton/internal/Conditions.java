@@ -4,7 +4,6 @@ import dev.baton.Condition;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlFragment;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /** Renders {@link Condition}s to SQL fragments for one dialect. */
@@ -32,9 +31,9 @@ public final class Conditions {
         } else if (c instanceof Condition.Equals e) {
             return new SqlFragment(Identifiers.quote(d, e.column()) + " = ?", List.of(e.value()));
         } else if (c instanceof Condition.In in) {
-            return inList(Identifiers.quote(d, in.column()), in.values());
+            return SqlFragment.inList(Identifiers.quote(d, in.column()), in.values());
         } else if (c instanceof Condition.StateIn s) {
-            return inList(Identifiers.quote(d, s.column()), s.codes());
+            return d.stateIn(Identifiers.quote(d, s.column()), s.codes());
         } else if (c instanceof Condition.OlderThan o) {
             return SqlFragment.of(Identifiers.quote(d, o.column()) + " < "
                     + d.plusMillis(d.currentTimestamp(), -o.age().toMillis()));
@@ -51,15 +50,5 @@ public final class Conditions {
             return new SqlFragment("(" + joined.sql() + ")", joined.binds());
         }
         throw new IllegalArgumentException("unknown condition " + c);
-    }
-
-    /** {@code col = ?} for one value, {@code col IN (?, ?)} for several. */
-    public static SqlFragment inList(String quotedColumn, List<?> values) {
-        if (values.size() == 1) {
-            return new SqlFragment(quotedColumn + " = ?", List.of(values.get(0)));
-        }
-        return new SqlFragment(
-                quotedColumn + " IN (" + String.join(", ", Collections.nCopies(values.size(), "?")) + ")",
-                new ArrayList<>(values));
     }
 }

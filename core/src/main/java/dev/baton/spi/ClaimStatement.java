@@ -6,19 +6,50 @@ import java.util.List;
 
 /**
  * A rendered batch claim (see {@link ClaimSpec}), immutable and safe to share between threads. It runs inside a
- * transaction the engine opened at READ COMMITTED on {@code connection}; it never commits.
+ * transaction the engine opened at READ COMMITTED on {@code connection} (or in autocommit mode when the dialect says
+ * {@link Dialect#claimNeedsTransaction()} is false); it never commits.
  */
-@FunctionalInterface
 public interface ClaimStatement {
 
     /**
      * Claims up to the spec's limit rows.
      *
-     * @param connection a connection inside a READ COMMITTED transaction
+     * @param connection the connection to run on
      * @param args values for the {@link Param}s of the spec's fragments
      * @return one array per claimed row, holding the spec's {@code returning} columns in order (empty arrays when the
      *     spec returns nothing); never more rows than the limit
      * @throws SQLException as the driver throws it
      */
     List<Object[]> execute(Connection connection, Object[] args) throws SQLException;
+
+    /** The SQL text of the statement(s), in the order they run (for exact-SQL tests and logs). */
+    List<String> sql();
+
+    /** Makes a claim statement from its SQL text and the code that runs it. */
+    static ClaimStatement of(List<String> sql, Execution execution) {
+        List<String> text = List.copyOf(sql);
+        return new ClaimStatement() {
+            @Override
+            public List<Object[]> execute(Connection connection, Object[] args) throws SQLException {
+                return execution.execute(connection, args);
+            }
+
+            @Override
+            public List<String> sql() {
+                return text;
+            }
+
+            @Override
+            public String toString() {
+                return String.join("; ", text);
+            }
+        };
+    }
+
+    /** The code that runs a claim. */
+    @FunctionalInterface
+    interface Execution {
+        /** See {@link ClaimStatement#execute}. */
+        List<Object[]> execute(Connection connection, Object[] args) throws SQLException;
+    }
 }

@@ -32,6 +32,18 @@ public interface Dialect {
     /** An SQL expression for {@code timestamp + millis} (millis may be negative), computed by the database. */
     String plusMillis(String timestampSql, long millis);
 
+    /**
+     * The guard {@code column IN (codes)} on a state column. The default is a plain {@code IN}; a database whose
+     * default collation compares strings loosely (MySQL and MariaDB ignore case and trailing spaces) must make the
+     * match exact, so that a stored {@code 'PAID '} or {@code 'paid'} never passes for {@code 'PAID'}.
+     *
+     * @param quotedColumn the quoted state column
+     * @param codes the stored codes ({@code Long} or {@code String}), at least one
+     */
+    default SqlFragment stateIn(String quotedColumn, java.util.List<Object> codes) {
+        return SqlFragment.inList(quotedColumn, codes);
+    }
+
     /** Classifies a driver exception. */
     SqlError classify(SQLException e);
 
@@ -41,6 +53,15 @@ public interface Dialect {
      */
     default boolean failedStatementAbortsTransaction() {
         return false;
+    }
+
+    /**
+     * True when a {@link ClaimStatement} needs an explicit READ COMMITTED transaction around it (it is several
+     * statements, or the isolation must be forced); false when it is one atomic statement that may run in autocommit
+     * mode, saving the round trip of a separate COMMIT.
+     */
+    default boolean claimNeedsTransaction() {
+        return true;
     }
 
     /** The largest batch a claim may take (SQL Server: 500, below lock escalation). */

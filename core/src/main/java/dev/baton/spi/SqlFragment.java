@@ -37,6 +37,19 @@ public record SqlFragment(String sql, List<Object> binds) {
         return new SqlFragment(sql.toString(), binds);
     }
 
+    /** {@code col = ?} for one value, {@code col IN (?, ?)} for several. */
+    public static SqlFragment inList(String quotedColumn, List<?> values) {
+        if (values.isEmpty()) {
+            throw new IllegalArgumentException("an IN list needs at least one value");
+        }
+        if (values.size() == 1) {
+            return new SqlFragment(quotedColumn + " = ?", new ArrayList<>(values));
+        }
+        return new SqlFragment(
+                quotedColumn + " IN (" + String.join(", ", Collections.nCopies(values.size(), "?")) + ")",
+                new ArrayList<>(values));
+    }
+
     /** Resolves {@link Param}s against the per-execution arguments. */
     public static List<Object> resolve(List<Object> binds, Object[] args) {
         List<Object> out = new ArrayList<>(binds.size());

@@ -21,8 +21,7 @@ import javax.sql.DataSource;
  * classes can run in parallel against the same server.
  */
 public final class TestDatabase {
-    private static final Pattern TABLE_NAME =
-            Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$");
+    private static final Pattern TABLE_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?$");
     private static final AtomicInteger POOL_COUNTER = new AtomicInteger();
 
     private final String name;

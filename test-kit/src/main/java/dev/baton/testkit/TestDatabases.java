@@ -1,5 +1,8 @@
 package dev.baton.testkit;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -8,10 +11,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +68,8 @@ import org.slf4j.LoggerFactory;
 public final class TestDatabases {
     static final String CI = "CI";
     static final String LOCAL_SWITCH = "BATON_TEST_LOCAL";
+    static final String MYSQL_IMAGE = "mysql:8.0";
+    static final String SQLSERVER_IMAGE = "mcr.microsoft.com/mssql/server:2022-latest";
 
     private static final Logger LOG = LoggerFactory.getLogger(TestDatabases.class);
     private static final int PROBE_TIMEOUT_SECONDS = 3;
@@ -189,7 +197,9 @@ public final class TestDatabases {
             throw new IllegalArgumentException(
                     "prefix longer than " + maxPrefix + " characters: " + prefix + " (" + prefix.length() + ")");
         }
-        StringBuilder name = new StringBuilder(lower.length() + 1 + SUFFIX_LENGTH).append(lower).append('_');
+        StringBuilder name = new StringBuilder(lower.length() + 1 + SUFFIX_LENGTH)
+                .append(lower)
+                .append('_');
         for (int i = 0; i < SUFFIX_LENGTH; i++) {
             name.append(ALNUM[RANDOM.nextInt(ALNUM.length)]);
         }
@@ -215,7 +225,7 @@ public final class TestDatabases {
                         "jdbc:postgresql://127.0.0.1:5432/test",
                         "postgres",
                         null,
-                        "the default local server (BATON_TEST_POSTGRES_URL unset)"));
+                        "the default, as BATON_TEST_POSTGRES_URL is unset"));
         return probeConfigured(env, DatabaseKind.POSTGRES, endpoint, true);
     }
 
@@ -230,7 +240,7 @@ public final class TestDatabases {
                         "jdbc:mariadb://127.0.0.1:3306/test",
                         "root",
                         "",
-                        "the default local server (BATON_TEST_MYSQL_URL unset or not a jdbc:mariadb: URL)"));
+                        "the default, as BATON_TEST_MYSQL_URL is unset or not a jdbc:mariadb: URL"));
         return probeConfigured(env, DatabaseKind.MARIADB, endpoint, true);
     }
 
@@ -249,11 +259,12 @@ public final class TestDatabases {
             return probeConfigured(env, DatabaseKind.MYSQL, configured, false);
         }
         return fromContainer(
+                env,
                 DatabaseKind.MYSQL,
                 "MySQL 8",
                 "BATON_TEST_MYSQL8_URL",
                 "mysql-testcontainers",
-                TestcontainersSupport.MYSQL_IMAGE,
+                MYSQL_IMAGE,
                 () -> TestcontainersSupport.startMySql());
     }
 
@@ -270,11 +281,12 @@ public final class TestDatabases {
             return probeConfigured(env, DatabaseKind.SQLSERVER, configured, false);
         }
         return fromContainer(
+                env,
                 DatabaseKind.SQLSERVER,
                 "SQL Server",
                 "BATON_TEST_SQLSERVER_URL",
                 "sqlserver-testcontainers",
-                TestcontainersSupport.SQLSERVER_IMAGE,
+                SQLSERVER_IMAGE,
                 () -> TestcontainersSupport.startSqlServer());
     }
 
@@ -286,6 +298,39 @@ public final class TestDatabases {
         return "true".equalsIgnoreCase(trimToNull(env.apply(CI)));
     }
 
+    private static boolean testcontainersOnClasspath() {
+        try {
+            Class.forName("org.testcontainers.DockerClientFactory", false, TestDatabases.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * A cheap look for a Docker engine where one usually is, before asking Testcontainers (which takes a while
+     * and logs errors when there is none). Where anything suggests one, Testcontainers decides.
+     */
+    static boolean dockerConfigured(Function<String, String> env) {
+        if (trimToNull(env.apply("DOCKER_HOST")) != null
+                || trimToNull(env.apply("TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE")) != null
+                || System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
+            return true;
+        }
+        String home = System.getProperty("user.home", "");
+        String runtime = trimToNull(env.apply("XDG_RUNTIME_DIR"));
+        Stream<Path> candidates = Stream.of(
+                Paths.get(home, ".testcontainers.properties"),
+                Paths.get("/var/run/docker.sock"),
+                Paths.get("/run/docker.sock"),
+                Paths.get(home, ".docker", "run", "docker.sock"),
+                Paths.get(home, ".docker", "desktop", "docker.sock"),
+                Paths.get(home, ".colima", "default", "docker.sock"),
+                Paths.get(home, ".rd", "docker.sock"),
+                runtime == null ? Paths.get("/nonexistent") : Paths.get(runtime, "docker.sock"));
+        return candidates.anyMatch(Files::exists);
+    }
+
     /** Probes a server named by configuration or by convention: absent is a failure in CI, a skip elsewhere. */
     private static Outcome probeConfigured(
             Function<String, String> env, DatabaseKind kind, Endpoint endpoint, boolean local) {
@@ -294,8 +339,9 @@ public final class TestDatabases {
             LOG.info("test database {}", db);
             return Outcome.ready(db);
         } catch (Exception e) {
-            String what = kind + " at " + endpoint.url() + " as user " + endpoint.user() + " (" + endpoint.source()
-                    + ") did not answer within " + PROBE_TIMEOUT_SECONDS + " s: " + describe(e);
+            String what = label(kind) + " at " + endpoint.url() + " as user " + endpoint.user() + " (from "
+                    + endpoint.source() + ") is not reachable (timeout " + PROBE_TIMEOUT_SECONDS + " s): "
+                    + describe(e);
             if (ci(env)) {
                 return Outcome.fail(
                         what + ". CI=true makes a missing database a failure"
@@ -307,6 +353,7 @@ public final class TestDatabases {
     }
 
     private static Outcome fromContainer(
+            Function<String, String> env,
             DatabaseKind kind,
             String label,
             String urlVariable,
@@ -314,16 +361,19 @@ public final class TestDatabases {
             String image,
             Supplier<Endpoint> start) {
         String unset = urlVariable + " is not set";
-        if (!TestcontainersSupport.onClasspath()) {
+        if (!testcontainersOnClasspath()) {
             return Outcome.skip(label + " not available: " + unset
                     + " and Testcontainers is not on the classpath (an optional dependency of baton-test-kit)");
+        }
+        if (!dockerConfigured(env)) {
+            return Outcome.skip(label + " not available: " + unset + " and no Docker engine is configured"
+                    + " (no DOCKER_HOST, no docker.sock, no ~/.testcontainers.properties)");
         }
         boolean docker;
         try {
             docker = TestcontainersSupport.dockerAvailable();
         } catch (RuntimeException | LinkageError e) {
-            return Outcome.skip(
-                    label + " not available: " + unset + " and asking Docker failed: " + describe(e));
+            return Outcome.skip(label + " not available: " + unset + " and asking Docker failed: " + describe(e));
         }
         if (!docker) {
             return Outcome.skip(label + " not available: " + unset + " and no Docker engine answered");
@@ -357,7 +407,8 @@ public final class TestDatabases {
                 properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
                 properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
             }
-            case MARIADB, MYSQL -> properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS * 1000));
+            case MARIADB, MYSQL ->
+                properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS * 1000));
             case SQLSERVER -> properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
         }
         try (Connection connection = DriverManager.getConnection(url, properties)) {
@@ -382,11 +433,23 @@ public final class TestDatabases {
         }
     }
 
+    static String label(DatabaseKind kind) {
+        return switch (kind) {
+            case POSTGRES -> "PostgreSQL";
+            case MARIADB -> "MariaDB";
+            case MYSQL -> "MySQL";
+            case SQLSERVER -> "SQL Server";
+        };
+    }
+
     static String describe(Throwable e) {
         StringBuilder text = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
         Throwable cause = e.getCause();
         for (int depth = 0; cause != null && cause != e && depth < 3; depth++, cause = cause.getCause()) {
-            text.append(" <- ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
+            text.append(" <- ")
+                    .append(cause.getClass().getSimpleName())
+                    .append(": ")
+                    .append(cause.getMessage());
         }
         return text.toString();
     }
@@ -411,16 +474,16 @@ public final class TestDatabases {
          * Reads {@code PREFIX_URL}, {@code PREFIX_USER} and {@code PREFIX_PASSWORD}; the URL must pass the
          * filter. Without a user variable, the default user applies unless the URL names one itself.
          */
-        static java.util.Optional<Endpoint> fromEnv(
+        static Optional<Endpoint> fromEnv(
                 Function<String, String> env,
                 String prefix,
                 String name,
-                java.util.function.Predicate<String> accepts,
+                Predicate<String> accepts,
                 String defaultUser,
                 String defaultPassword) {
             String url = trimToNull(env.apply(prefix + "_URL"));
             if (url == null || !accepts.test(url)) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             String lowerUrl = url.toLowerCase(Locale.ROOT);
             String user = trimToNull(env.apply(prefix + "_USER"));
@@ -431,7 +494,7 @@ public final class TestDatabases {
             if (password == null && !lowerUrl.contains("password=")) {
                 password = defaultPassword;
             }
-            return java.util.Optional.of(new Endpoint(name, url, user, password, prefix + "_URL"));
+            return Optional.of(new Endpoint(name, url, user, password, prefix + "_URL"));
         }
     }
 
@@ -486,8 +549,7 @@ public final class TestDatabases {
                 try {
                     outcome = compute.get();
                 } catch (RuntimeException | LinkageError e) {
-                    outcome = Outcome.fail(
-                            "TestDatabases." + factory + "() failed unexpectedly: " + describe(e), e);
+                    outcome = Outcome.fail("TestDatabases." + factory + "() failed unexpectedly: " + describe(e), e);
                 }
                 if (outcome instanceof Unavailable unavailable) {
                     LOG.warn(

@@ -1,0 +1,207 @@
+package dev.baton.mysql;
+
+import dev.baton.spi.ClaimSpec;
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.DatabaseInfo;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.SQLTransientException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * MySQL 8.0.1+ and MariaDB 10.6+ (both have {@code SKIP LOCKED}; neither has {@code UPDATE … RETURNING}).
+ *
+ * <p>A claim is {@code SELECT id … ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED}, then {@code UPDATE … WHERE id IN (…)
+ * AND <guard>}, then (if columns are wanted) a read of the claimed rows, in one READ COMMITTED transaction: REPEATABLE
+ * READ would take gap locks. The order must be served by an index, or the locking read locks every candidate (the
+ * queue's start-up check runs EXPLAIN to prove it).
+ *
+ * <p>Errors are classified by vendor code: Connector/J reports the lock-wait timeout 1205 with SQLState 40001 although
+ * InnoDB rolled back only the statement, so Baton always rolls back explicitly before a retry.
+ */
+public final class MySqlDialect implements Dialect {
+    private static final Pattern DUPLICATE_KEY = Pattern.compile("for key '([^']+)'");
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    @Override
+    public boolean supports(DatabaseInfo info) {
+        if (info.isMariaDb()) {
+            return info.atLeast(10, 6);
+        }
+        return info.productName().equalsIgnoreCase("MySQL") && info.atLeast(8, 0);
+    }
+
+    @Override
+    public int maxIdentifierLength() {
+        return 64;
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return '`' + identifier + '`';
+    }
+
+    @Override
+    public String currentTimestamp() {
+        return "CURRENT_TIMESTAMP(6)";
+    }
+
+    @Override
+    public String plusMillis(String timestampSql, long millis) {
+        return "TIMESTAMPADD(MICROSECOND, " + Math.multiplyExact(millis, 1000L) + ", " + timestampSql + ")";
+    }
+
+    /**
+     * Default collations compare {@code 'PAID '} and {@code 'paid'} equal to {@code 'PAID'}; the binary re-check makes
+     * the guard exact while the plain {@code IN} still lets an index on the column serve it.
+     */
+    @Override
+    public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
+        SqlFragment plain = SqlFragment.inList(quotedColumn, codes);
+        if (!(codes.get(0) instanceof String)) {
+            return plain;
+        }
+        SqlFragment exact = SqlFragment.inList("CAST(" + quotedColumn + " AS BINARY)", codes);
+        return SqlFragment.join(" AND ", List.of(plain, exact));
+    }
+
+    @Override
+    public SqlError classify(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (!(t instanceof SQLException s)) {
+                if (t instanceof java.io.IOException) {
+                    return SqlError.CONNECTION_LOST;
+                }
+                continue;
+            }
+            switch (s.getErrorCode()) {
+                case 1062, 1586 -> {
+                    Matcher m = DUPLICATE_KEY.matcher(String.valueOf(s.getMessage()));
+                    String key = m.find() ? m.group(1) : null;
+                    // MySQL 8 names the key as table.key, MariaDB as key
+                    return SqlError.uniqueViolation(key == null ? null : key.substring(key.lastIndexOf('.') + 1));
+                }
+                // deadlock, lock wait timeout, MariaDB snapshot-isolation conflict, NOWAIT lock failure,
+                // query interrupted (KILL QUERY)
+                case 1213, 1205, 1020, 3572, 1317 -> {
+                    return SqlError.TRANSIENT;
+                }
+                // server gone, lost connection, connection killed, server shutdown
+                case 2006, 2013, 1927, 1053, 4031 -> {
+                    return SqlError.CONNECTION_LOST;
+                }
+                default -> {}
+            }
+            if (s instanceof SQLTransientConnectionException
+                    || s instanceof SQLNonTransientConnectionException
+                    || s instanceof SQLRecoverableException
+                    || (s.getSQLState() != null && s.getSQLState().startsWith("08"))) {
+                return SqlError.CONNECTION_LOST;
+            }
+            if (s instanceof SQLTransientException) {
+                return SqlError.TRANSIENT;
+            }
+        }
+        return SqlError.OTHER;
+    }
+
+    @Override
+    public String columnType(ColumnType type) {
+        return switch (type) {
+            case BIGINT -> "BIGINT";
+            case INT -> "INT";
+            case SHORT_TEXT -> "VARCHAR(64)";
+            case TEXT -> "TEXT";
+            case TIMESTAMP -> "TIMESTAMP(6) NULL";
+        };
+    }
+
+    @Override
+    public ClaimStatement claimStatement(ClaimSpec spec) {
+        StringBuilder select = new StringBuilder("SELECT ")
+                .append(spec.idColumn())
+                .append(" FROM ")
+                .append(spec.table())
+                .append(" WHERE ")
+                .append(spec.where().sql());
+        if (!spec.orderBy().isEmpty()) {
+            select.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
+        }
+        select.append(" LIMIT ").append(spec.limit()).append(" FOR UPDATE SKIP LOCKED");
+        String selectSql = select.toString();
+        String updatePrefix =
+                "UPDATE " + spec.table() + " SET " + spec.set().sql() + " WHERE " + spec.idColumn() + " IN (";
+        String updateSuffix = ") AND " + spec.where().sql();
+        String readPrefix = "SELECT " + String.join(", ", spec.returning()) + " FROM " + spec.table() + " WHERE "
+                + spec.idColumn() + " IN (";
+        List<Object> whereBinds = spec.where().binds();
+        List<Object> setBinds = spec.set().binds();
+        int width = spec.returning().size();
+        String[] updateByCount = new String[spec.limit() + 1];
+        String[] readByCount = new String[spec.limit() + 1];
+        List<String> text = width == 0
+                ? List.of(selectSql, updatePrefix + "…" + updateSuffix)
+                : List.of(selectSql, updatePrefix + "…" + updateSuffix, readPrefix + "…)");
+        return ClaimStatement.of(text, (connection, args) -> {
+            List<Object> ids = new ArrayList<>();
+            try (PreparedStatement ps = connection.prepareStatement(selectSql)) {
+                Rows.bind(ps, 1, SqlFragment.resolve(whereBinds, args));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1));
+                    }
+                }
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            int n = ids.size();
+            String update = updateByCount[n];
+            if (update == null) {
+                update = updatePrefix + Rows.placeholders(n) + updateSuffix;
+                updateByCount[n] = update; // benign race: every thread computes the same string
+            }
+            int updated;
+            try (PreparedStatement ps = connection.prepareStatement(update)) {
+                int i = Rows.bind(ps, 1, SqlFragment.resolve(setBinds, args));
+                i = Rows.bind(ps, i, ids);
+                Rows.bind(ps, i, SqlFragment.resolve(whereBinds, args));
+                updated = ps.executeUpdate();
+            }
+            if (updated != n) {
+                // Cannot happen while the rows are locked and the guard is repeated; if it does, claim nothing.
+                throw new SQLTransientException(
+                        "claim locked " + n + " rows but updated " + updated + "; rolled back", "40001");
+            }
+            if (width == 0) {
+                return Rows.empty(n);
+            }
+            String read = readByCount[n];
+            if (read == null) {
+                read = readPrefix + Rows.placeholders(n) + ")";
+                readByCount[n] = read;
+            }
+            try (PreparedStatement ps = connection.prepareStatement(read)) {
+                Rows.bind(ps, 1, ids);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return Rows.read(rs, width);
+                }
+            }
+        });
+    }
+}

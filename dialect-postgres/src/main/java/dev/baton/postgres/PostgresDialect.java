@@ -1,0 +1,160 @@
+package dev.baton.postgres;
+
+import dev.baton.spi.ClaimSpec;
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.DatabaseInfo;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * PostgreSQL 12 and later.
+ *
+ * <p>Claims are one statement: a {@code MATERIALIZED} CTE picks and locks the rows ({@code FOR NO KEY UPDATE SKIP
+ * LOCKED}, so foreign-key checks on the rows do not block) and the {@code UPDATE … FROM} it re-checks the guard and
+ * returns the new values. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate more than once
+ * and so claim more than n rows (BUG #15715). The limit is rendered into the text so that a server-side prepared
+ * statement never falls back to a generic plan that scans the table.
+ */
+public final class PostgresDialect implements Dialect {
+    private static final Pattern UNIQUE = Pattern.compile("unique constraint \"([^\"]+)\"");
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean supports(DatabaseInfo info) {
+        return info.productName().equalsIgnoreCase("PostgreSQL") && info.major() >= 12;
+    }
+
+    @Override
+    public int maxIdentifierLength() {
+        return 63;
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return '"' + identifier + '"';
+    }
+
+    @Override
+    public String currentTimestamp() {
+        // clock_timestamp(), not now(): now() is frozen at transaction start, and a lease stamped late in a long
+        // transaction would then be shorter than configured.
+        return "clock_timestamp()";
+    }
+
+    @Override
+    public String plusMillis(String timestampSql, long millis) {
+        return "(" + timestampSql + " + interval '" + millis + " milliseconds')";
+    }
+
+    @Override
+    public SqlError classify(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null) {
+                String state = s.getSQLState();
+                if (state.equals("23505")) {
+                    Matcher m = UNIQUE.matcher(String.valueOf(s.getMessage()));
+                    return SqlError.uniqueViolation(m.find() ? m.group(1) : null);
+                }
+                switch (state) {
+                    case "40001", "40P01", "55P03" -> {
+                        return SqlError.TRANSIENT;
+                    }
+                    // pgjdbc does not treat 57P01 (terminated by administrator) as a connection error (#4438)
+                    case "57P01", "57P02", "57P03" -> {
+                        return SqlError.CONNECTION_LOST;
+                    }
+                    default -> {
+                        if (state.startsWith("08")) {
+                            return SqlError.CONNECTION_LOST;
+                        }
+                    }
+                }
+            }
+            if (t instanceof java.io.IOException) {
+                return SqlError.CONNECTION_LOST;
+            }
+        }
+        return SqlError.OTHER;
+    }
+
+    @Override
+    public boolean failedStatementAbortsTransaction() {
+        return true;
+    }
+
+    @Override
+    public boolean claimNeedsTransaction() {
+        return false; // one statement, atomic on its own
+    }
+
+    @Override
+    public String columnType(ColumnType type) {
+        return switch (type) {
+            case BIGINT -> "BIGINT";
+            case INT -> "INTEGER";
+            case SHORT_TEXT -> "VARCHAR(64)";
+            case TEXT -> "TEXT";
+            case TIMESTAMP -> "TIMESTAMPTZ";
+        };
+    }
+
+    @Override
+    public ClaimStatement claimStatement(ClaimSpec spec) {
+        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (SELECT ")
+                .append(spec.idColumn())
+                .append(" AS baton_claimed_id FROM ")
+                .append(spec.table())
+                .append(" WHERE ")
+                .append(spec.where().sql());
+        if (!spec.orderBy().isEmpty()) {
+            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
+        }
+        sql.append(" LIMIT ")
+                .append(spec.limit())
+                .append(" FOR NO KEY UPDATE SKIP LOCKED) UPDATE ")
+                .append(spec.table())
+                .append(" AS baton_target SET ")
+                .append(spec.set().sql())
+                .append(" FROM baton_claim WHERE baton_target.")
+                .append(spec.idColumn())
+                .append(" = baton_claim.baton_claimed_id AND ")
+                .append(spec.where().sql());
+        if (!spec.returning().isEmpty()) {
+            sql.append(" RETURNING ");
+            List<String> cols = new ArrayList<>();
+            for (String c : spec.returning()) {
+                cols.add("baton_target." + c);
+            }
+            sql.append(String.join(", ", cols));
+        }
+        String text = sql.toString();
+        List<Object> binds = new ArrayList<>(spec.where().binds());
+        binds.addAll(spec.set().binds());
+        binds.addAll(spec.where().binds());
+        int width = spec.returning().size();
+        return ClaimStatement.of(List.of(text), (connection, args) -> {
+            try (PreparedStatement ps = connection.prepareStatement(text)) {
+                Rows.bind(ps, 1, SqlFragment.resolve(binds, args));
+                if (width == 0) {
+                    return Rows.empty(ps.executeUpdate());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return Rows.read(rs, width);
+                }
+            }
+        });
+    }
+}

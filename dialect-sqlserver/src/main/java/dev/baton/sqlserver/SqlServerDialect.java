@@ -1,0 +1,159 @@
+package dev.baton.sqlserver;
+
+import dev.baton.spi.ClaimSpec;
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.DatabaseInfo;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * SQL Server 2016 and later.
+ *
+ * <p>A claim is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK)} returning the new values through
+ * {@code OUTPUT inserted.…}: a CTE with {@code TOP (n) … ORDER BY} when the queue has an order, else {@code UPDATE TOP
+ * (n)}. It runs at READ COMMITTED, never SNAPSHOT (READPAST is not allowed there, error 650), and batches stay at or
+ * below 500 rows, under the lock-escalation threshold. {@code OUTPUT} without {@code INTO} fails on tables with
+ * triggers.
+ */
+public final class SqlServerDialect implements Dialect {
+    private static final Pattern CONSTRAINT = Pattern.compile("(?:constraint|unique index) '([^']+)'");
+
+    @Override
+    public String name() {
+        return "sqlserver";
+    }
+
+    @Override
+    public boolean supports(DatabaseInfo info) {
+        return info.productName().toLowerCase(java.util.Locale.ROOT).contains("sql server") && info.major() >= 13;
+    }
+
+    @Override
+    public int maxIdentifierLength() {
+        return 128;
+    }
+
+    @Override
+    public String quote(String identifier) {
+        return '[' + identifier + ']';
+    }
+
+    @Override
+    public String currentTimestamp() {
+        return "SYSUTCDATETIME()";
+    }
+
+    @Override
+    public String plusMillis(String timestampSql, long millis) {
+        // DATEADD takes an int: whole seconds beyond ~24 days of milliseconds
+        if (Math.abs(millis) > Integer.MAX_VALUE) {
+            return "DATEADD(second, " + Math.toIntExact(millis / 1000) + ", " + timestampSql + ")";
+        }
+        return "DATEADD(millisecond, " + millis + ", " + timestampSql + ")";
+    }
+
+    @Override
+    public SqlError classify(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (!(t instanceof SQLException s)) {
+                if (t instanceof java.io.IOException) {
+                    return SqlError.CONNECTION_LOST;
+                }
+                continue;
+            }
+            switch (s.getErrorCode()) {
+                case 2627, 2601 -> {
+                    Matcher m = CONSTRAINT.matcher(String.valueOf(s.getMessage()));
+                    return SqlError.uniqueViolation(m.find() ? m.group(1) : null);
+                }
+                // deadlock victim, lock request timeout, snapshot update conflict
+                case 1205, 1222, 3960 -> {
+                    return SqlError.TRANSIENT;
+                }
+                default -> {}
+            }
+            if (s instanceof SQLTransientConnectionException
+                    || s instanceof SQLNonTransientConnectionException
+                    || s instanceof SQLRecoverableException
+                    || (s.getSQLState() != null && s.getSQLState().startsWith("08"))) {
+                return SqlError.CONNECTION_LOST;
+            }
+        }
+        return SqlError.OTHER;
+    }
+
+    @Override
+    public int maxBatchSize() {
+        return 500;
+    }
+
+    @Override
+    public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
+        return "ALTER TABLE " + quotedTable + " ADD " + quotedColumn + " " + typeAndConstraints;
+    }
+
+    @Override
+    public String columnType(ColumnType type) {
+        return switch (type) {
+            case BIGINT -> "BIGINT";
+            case INT -> "INT";
+            case SHORT_TEXT -> "VARCHAR(64)";
+            case TEXT -> "NVARCHAR(4000)";
+            case TIMESTAMP -> "DATETIME2(6)";
+        };
+    }
+
+    @Override
+    public ClaimStatement claimStatement(ClaimSpec spec) {
+        String output = "";
+        if (!spec.returning().isEmpty()) {
+            List<String> cols = new ArrayList<>();
+            for (String c : spec.returning()) {
+                cols.add("inserted." + c);
+            }
+            output = " OUTPUT " + String.join(", ", cols);
+        }
+        String hints = " WITH (UPDLOCK, READPAST, ROWLOCK)";
+        String sql;
+        List<Object> binds = new ArrayList<>();
+        if (spec.orderBy().isEmpty()) {
+            sql = "UPDATE TOP (" + spec.limit() + ") " + spec.table() + hints + " SET "
+                    + spec.set().sql() + output + " WHERE " + spec.where().sql();
+            binds.addAll(spec.set().binds());
+            binds.addAll(spec.where().binds());
+        } else {
+            sql = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") * FROM " + spec.table() + hints + " WHERE "
+                    + spec.where().sql() + " ORDER BY " + String.join(", ", spec.orderBy())
+                    + ") UPDATE baton_claim SET "
+                    + spec.set().sql() + output + " WHERE " + spec.where().sql();
+            binds.addAll(spec.where().binds());
+            binds.addAll(spec.set().binds());
+            binds.addAll(spec.where().binds());
+        }
+        String text = sql;
+        int width = spec.returning().size();
+        return ClaimStatement.of(List.of(text), (connection, args) -> {
+            try (PreparedStatement ps = connection.prepareStatement(text)) {
+                Rows.bind(ps, 1, SqlFragment.resolve(binds, args));
+                if (width == 0) {
+                    return Rows.empty(ps.executeUpdate());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return Rows.read(rs, width);
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,130 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.alibaba.druid.DbType;
+import com.alibaba.druid.sql.SQLUtils;
+import dev.baton.Baton;
+import dev.baton.Condition;
+import dev.baton.InvalidIdentifierException;
+import dev.baton.StateTable;
+import dev.baton.testkit.compat.Payment;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SQL Server cannot run here; its SQL is pinned by exact text and parsed as T-SQL. The shared compatibility suite runs
+ * it for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
+ */
+class SqlServerSqlTest {
+    private final Baton baton =
+            Baton.builder(new NoConnections()).dialect(new SqlServerDialect()).build();
+    private final StateTable<Payment> orders = baton.table("orders").state("payment_status", Payment.MACHINE);
+
+    @Test
+    void transitionIsOneGuardedUpdate() throws Exception {
+        String sql = orders.transition(1L, Payment.PENDING, Payment.PAID)
+                .set("payment_transaction_id", "tx")
+                .setNow("paid_at")
+                .sql();
+        assertEquals(
+                "UPDATE [orders] SET [payment_status] = ?, [payment_transaction_id] = ?, [paid_at] = SYSUTCDATETIME()"
+                        + " WHERE [id] = ? AND [payment_status] = ?",
+                sql);
+        parse(sql);
+        String any = orders.transition(1L, Payment.EXPIRED).sql();
+        assertEquals("UPDATE [orders] SET [payment_status] = ? WHERE [id] = ? AND [payment_status] = ?", any);
+    }
+
+    @Test
+    void bulkUpdatesTopNSkippingLockedRows() throws Exception {
+        List<String> sql = orders.bulk(Payment.PENDING, Payment.EXPIRED)
+                .where(Condition.olderThan("created_at", Duration.ofMinutes(15)))
+                .batchSize(200)
+                .sql();
+        assertEquals(
+                List.of("UPDATE TOP (200) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [payment_status] = ?"
+                        + " WHERE [payment_status] = ? AND [created_at] < DATEADD(millisecond, -900000,"
+                        + " SYSUTCDATETIME())"),
+                sql);
+        parse(sql.get(0));
+        assertThrows(dev.baton.ConfigurationException.class, () -> orders.bulk(Payment.PENDING, Payment.EXPIRED)
+                .batchSize(501));
+    }
+
+    @Test
+    void namesAreBracketQuotedAndValidated() {
+        assertThrows(InvalidIdentifierException.class, () -> baton.table("a]b"));
+        assertThrows(InvalidIdentifierException.class, () -> baton.table("x".repeat(129)));
+        assertEquals(
+                "UPDATE [app].[order] SET [user] = ? WHERE [select] = ? AND [user] = ?",
+                baton.table("app.order")
+                        .id("select")
+                        .state("user", Payment.MACHINE)
+                        .transition(1L, Payment.PENDING, Payment.PAID)
+                        .sql());
+    }
+
+    /** Parses T-SQL with Druid's SQL Server grammar; throws on anything it cannot parse completely. */
+    static void parse(String tsql) {
+        assertEquals(1, SQLUtils.parseStatements(tsql, DbType.sqlserver).size(), tsql);
+    }
+
+    @Test
+    void theParseCheckRejectsBrokenTsql() {
+        assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE [s] IN (?, ?"));
+        assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE AND [s] = ?"));
+    }
+
+    /** A data source for rendering only: Baton never connects when the dialect is given. */
+    static final class NoConnections implements DataSource {
+        @Override
+        public Connection getConnection() throws SQLException {
+            throw new SQLException("rendering only");
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            throw new SQLException("rendering only");
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {}
+
+        @Override
+        public void setLoginTimeout(int seconds) {}
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            throw new SQLFeatureNotSupportedException();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) {
+            return false;
+        }
+    }
+}
