@@ -58,6 +58,56 @@ public final class Baton {
         return new HostTable(engine, name, "id");
     }
 
+    /**
+     * Starts the definition of a claim queue named {@code name} (used in messages, metrics and idempotency keys).
+     *
+     * @throws ConfigurationException if the name is blank or longer than 100 characters
+     */
+    public <S extends Enum<S>> ClaimQueue.Builder<S> queue(String name) {
+        return new ClaimQueue.Builder<>(engine, name);
+    }
+
+    /** Starts the configuration of a worker that processes {@code queue} with a handler. */
+    public <S extends Enum<S>> Worker.Builder<S> worker(ClaimQueue<S> queue) {
+        return new Worker.Builder<>(java.util.Objects.requireNonNull(queue, "queue"));
+    }
+
+    /**
+     * Idempotency keys in {@code table} ({@code table} or {@code schema.table}; default name
+     * {@link IdempotencyKeys#DEFAULT_TABLE}), with {@link IdempotencyKeys.Options#defaults()}. Connects once on MySQL
+     * and MariaDB to check that values are stored exactly (strict {@code sql_mode}).
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws ConfigurationException if the database would not store values exactly
+     */
+    public IdempotencyKeys idempotencyKeys(String table) {
+        return new IdempotencyKeys(engine, table, IdempotencyKeys.Options.defaults());
+    }
+
+    /**
+     * Idempotency keys in {@code table} with the given options (lease, retention, limits).
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws ConfigurationException if the database would not store values exactly
+     */
+    public IdempotencyKeys idempotencyKeys(String table, IdempotencyKeys.Options options) {
+        return new IdempotencyKeys(engine, table, java.util.Objects.requireNonNull(options, "options"));
+    }
+
+    /**
+     * An inbox in {@code table} ({@code table} or {@code schema.table}; default name {@link Inbox#DEFAULT_TABLE}).
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     */
+    public Inbox inbox(String table) {
+        return new Inbox(engine, table);
+    }
+
+    /** The DDL of Baton's own tables, and a helper that creates them. */
+    public Schema schema() {
+        return new Schema(engine);
+    }
+
     /** Internal: the engine behind this instance, for the other Baton modules. */
     Engine engine() {
         return engine;

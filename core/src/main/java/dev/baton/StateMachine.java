@@ -371,7 +371,10 @@ public final class StateMachine<S extends Enum<S>> {
             }
             if (!unreachable.isEmpty()) {
                 throw new ConfigurationException("states " + unreachable + " cannot be reached from the initial states "
-                        + starts + " (machine '" + name + "')");
+                        + starts + " (machine '" + name + "')"
+                        + (initial.isEmpty()
+                                ? "; every state is entered by some transition, so declare initial(...)"
+                                : ""));
             }
             return new StateMachine<>(this, kind, codes, starts);
         }

@@ -205,6 +205,11 @@ public final class SchemaCheck {
         }
     }
 
+    /** True when a problem was found so far. */
+    public boolean hasProblems() {
+        return !problems.isEmpty();
+    }
+
     /** Throws if any problem was found. */
     public void throwIfProblems() {
         if (!problems.isEmpty()) {

@@ -44,6 +44,25 @@ public interface Dialect {
         return SqlFragment.inList(quotedColumn, codes);
     }
 
+    /**
+     * An SQL expression for {@code timestamp + ?} where the one bind parameter is a number of milliseconds (a
+     * {@code long}), computed by the database; used for backoff delays that vary per row.
+     */
+    String plusMillisParam(String timestampSql);
+
+    /**
+     * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
+     * returns a description of the problem if not. The default checks nothing.
+     *
+     * @param connection a connection to run EXPLAIN on
+     * @param spec the claim
+     * @param args values for the spec's {@link Param}s
+     */
+    default java.util.Optional<String> claimPlanProblem(java.sql.Connection connection, ClaimSpec spec, Object[] args)
+            throws SQLException {
+        return java.util.Optional.empty();
+    }
+
     /** Classifies a driver exception. */
     SqlError classify(SQLException e);
 
@@ -78,6 +97,104 @@ public interface Dialect {
     /** DDL that adds a column. */
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;
+    }
+
+    /**
+     * The DDL of Baton's idempotency-key table, statement by statement without a trailing {@code ;}: columns
+     * {@code scope}, {@code idempotency_key}, {@code fingerprint} (text up to 255 characters, compared exactly),
+     * {@code state} ({@code in_progress} or {@code completed}), {@code token} (64-bit), {@code attempts} (int),
+     * {@code locked_until}, {@code created_at}, {@code updated_at} (database-clock timestamps; only
+     * {@code locked_until} nullable), {@code response} (nullable binary up to 16 MiB); primary key
+     * {@code (scope, idempotency_key)}; an index on {@code updated_at}. The text must equal the dialect's shipped
+     * resource {@code V1__baton_idempotency_keys.sql} for the default names.
+     *
+     * @param quotedTable the quoted, possibly schema-qualified table name
+     * @param quotedIndex the quoted name of the {@code updated_at} index
+     * @throws dev.baton.UnsupportedDatabaseException by default: a dialect that ships no DDL
+     */
+    default java.util.List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
+        throw new dev.baton.UnsupportedDatabaseException("dialect " + name() + " ships no idempotency-key table");
+    }
+
+    /**
+     * The DDL of Baton's inbox table, statement by statement without a trailing {@code ;}: columns {@code source},
+     * {@code message_id} (text up to 255 characters, compared exactly), {@code received_at} (database-clock
+     * timestamp); primary key {@code (source, message_id)}; an index on {@code received_at}. The text must equal the
+     * dialect's shipped resource {@code V2__baton_inbox.sql} for the default names.
+     *
+     * @param quotedTable the quoted, possibly schema-qualified table name
+     * @param quotedIndex the quoted name of the {@code received_at} index
+     * @throws dev.baton.UnsupportedDatabaseException by default: a dialect that ships no DDL
+     */
+    default java.util.List<String> inboxDdl(String quotedTable, String quotedIndex) {
+        throw new dev.baton.UnsupportedDatabaseException("dialect " + name() + " ships no inbox table");
+    }
+
+    /**
+     * An insert of one row that inserts nothing (update count 0) when a row with the same key exists, and leaves the
+     * caller's transaction usable either way. Each element of {@code values} is {@code ?} or an SQL expression such as
+     * {@link #currentTimestamp()}; the statement must bind each {@code ?} exactly once, in column order.
+     *
+     * <p>The default is a plain {@code INSERT}, for databases where a duplicate fails only the statement with a
+     * unique violation ({@link #classify}), which Baton reads as "present". A dialect whose failed statements abort
+     * the transaction ({@link #failedStatementAbortsTransaction()}) must override it.
+     *
+     * @param quotedTable the quoted table
+     * @param quotedColumns the quoted columns, in bind order
+     * @param values one value expression per column
+     * @param quotedKeyColumns the columns of the unique key that decides "present"
+     */
+    default String insertIfAbsent(
+            String quotedTable,
+            java.util.List<String> quotedColumns,
+            java.util.List<String> values,
+            java.util.List<String> quotedKeyColumns) {
+        return "INSERT INTO " + quotedTable + " (" + String.join(", ", quotedColumns) + ") VALUES ("
+                + String.join(", ", values) + ")";
+    }
+
+    /**
+     * A read that locks what it finds until the transaction ends, and that sees the latest committed row even in a
+     * caller's REPEATABLE READ transaction (where a plain read may see an older snapshot). Default
+     * {@code SELECT columns FROM table WHERE where FOR UPDATE}.
+     *
+     * @param quotedTable the quoted table
+     * @param columns the select list, quoted
+     * @param where the condition, with {@code ?} placeholders
+     */
+    default String lockingSelect(String quotedTable, String columns, String where) {
+        return "SELECT " + columns + " FROM " + quotedTable + " WHERE " + where + " FOR UPDATE";
+    }
+
+    /**
+     * A delete of at most {@code limit} rows matching {@code where} (which has no bind parameters), for retention
+     * cleanup in bounded batches; it may skip rows that other transactions hold locked. Default: the standard
+     * {@code DELETE … WHERE (key) IN (SELECT key … FETCH FIRST n ROWS ONLY)}.
+     *
+     * @param quotedTable the quoted table
+     * @param quotedKeyColumns the columns of its primary key
+     * @param where the condition, without bind parameters
+     * @param limit the most rows to delete, 1 to {@link #maxBatchSize()}
+     */
+    default String deleteBatch(String quotedTable, java.util.List<String> quotedKeyColumns, String where, int limit) {
+        String key = String.join(", ", quotedKeyColumns);
+        return "DELETE FROM " + quotedTable + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + quotedTable
+                + " WHERE " + where + " FETCH FIRST " + limit + " ROWS ONLY)";
+    }
+
+    /**
+     * Checks once, at configuration time, that the database stores values exactly as given, or fails loudly: for
+     * example that MySQL runs in strict mode (without it, an over-long value is silently truncated) and accepts
+     * packets large enough for {@code largestValueBytes}. Returns the problems found, each a sentence that says how to
+     * fix it. Default: none, without connecting.
+     *
+     * @param dataSource where to look; a dialect that needs no check does not connect
+     * @param largestValueBytes the largest binary value Baton will write
+     * @throws SQLException if the check cannot run
+     */
+    default java.util.List<String> storageProblems(javax.sql.DataSource dataSource, long largestValueBytes)
+            throws SQLException {
+        return java.util.List.of();
     }
 
     /** Logical column types used in DDL hints. */

@@ -7,6 +7,7 @@ import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,6 +17,7 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.SQLTransientException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -78,6 +80,50 @@ public final class MySqlDialect implements Dialect {
         }
         SqlFragment exact = SqlFragment.inList("CAST(" + quotedColumn + " AS BINARY)", codes);
         return SqlFragment.join(" AND ", List.of(plain, exact));
+    }
+
+    @Override
+    public String plusMillisParam(String timestampSql) {
+        return "TIMESTAMPADD(MICROSECOND, ? * 1000, " + timestampSql + ")";
+    }
+
+    /**
+     * EXPLAINs the claim's locking read: a full scan ({@code type = ALL}) or {@code Using filesort} means InnoDB would
+     * lock every candidate row, so a second worker gets nothing (OneUptime #3117).
+     */
+    @Override
+    public Optional<String> claimPlanProblem(Connection c, ClaimSpec spec, Object[] args) throws SQLException {
+        StringBuilder sql = new StringBuilder("EXPLAIN SELECT ")
+                .append(spec.idColumn())
+                .append(" FROM ")
+                .append(spec.table())
+                .append(" WHERE ")
+                .append(spec.where().sql());
+        if (!spec.orderBy().isEmpty()) {
+            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
+        }
+        sql.append(" LIMIT ").append(spec.limit()).append(" FOR UPDATE SKIP LOCKED");
+        List<String> problems = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            Rows.bind(ps, 1, SqlFragment.resolve(spec.where().binds(), args));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String type = rs.getString("type");
+                    String key = rs.getString("key");
+                    String extra = String.valueOf(rs.getString("Extra"));
+                    // ALL: full table scan; index: full scan of an index (e.g. the primary key in id order)
+                    if ("ALL".equalsIgnoreCase(type) || "index".equalsIgnoreCase(type) || key == null) {
+                        problems.add("full scan (type " + type + ", key " + key + ")");
+                    }
+                    if (extra.contains("filesort")) {
+                        problems.add("Using filesort (" + extra + ")");
+                    }
+                }
+            }
+        }
+        return problems.isEmpty()
+                ? Optional.empty()
+                : Optional.of("the claim is not served by an index: " + String.join("; ", problems));
     }
 
     @Override
@@ -203,5 +249,26 @@ public final class MySqlDialect implements Dialect {
                 }
             }
         });
+    }
+
+    @Override
+    public List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
+        return MySqlLibraryTables.idempotencyKeysDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public List<String> inboxDdl(String quotedTable, String quotedIndex) {
+        return MySqlLibraryTables.inboxDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
+        return MySqlLibraryTables.deleteBatch(quotedTable, where, limit);
+    }
+
+    /** Strict mode, and a max_allowed_packet large enough for the largest value. */
+    @Override
+    public List<String> storageProblems(javax.sql.DataSource dataSource, long largestValueBytes) throws SQLException {
+        return MySqlLibraryTables.storageProblems(dataSource, largestValueBytes);
     }
 }

@@ -7,11 +7,14 @@ import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +60,74 @@ public final class PostgresDialect implements Dialect {
     @Override
     public String plusMillis(String timestampSql, long millis) {
         return "(" + timestampSql + " + interval '" + millis + " milliseconds')";
+    }
+
+    @Override
+    public String plusMillisParam(String timestampSql) {
+        return "(" + timestampSql + " + (?::bigint) * interval '1 millisecond')";
+    }
+
+    /**
+     * EXPLAINs the claim's SELECT with sequential scans and sorts priced out ({@code enable_seqscan = off},
+     * {@code enable_sort = off}, in a rolled-back transaction): if the plan still scans the table or sorts, no index
+     * serves the claim, and its cost would grow with the table.
+     */
+    @Override
+    public Optional<String> claimPlanProblem(Connection c, ClaimSpec spec, Object[] args) throws SQLException {
+        StringBuilder sql = new StringBuilder("EXPLAIN SELECT ")
+                .append(spec.idColumn())
+                .append(" FROM ")
+                .append(spec.table())
+                .append(" WHERE ")
+                .append(spec.where().sql());
+        if (!spec.orderBy().isEmpty()) {
+            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
+        }
+        sql.append(" LIMIT ").append(spec.limit());
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        List<String> plan = new ArrayList<>();
+        try {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL enable_seqscan = off");
+                s.execute("SET LOCAL enable_sort = off");
+            }
+            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+                Rows.bind(ps, 1, SqlFragment.resolve(spec.where().binds(), args));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(1));
+                    }
+                }
+            }
+        } finally {
+            c.rollback();
+            c.setAutoCommit(autoCommit);
+        }
+        String text = String.join("\n", plan);
+        String stateColumn = stateColumnOf(spec);
+        boolean stateFiltered = false;
+        for (String line : plan) {
+            // the state guard must be an index condition (or implied by a partial index), not a filter applied to
+            // rows fetched in another index's order: that scan would walk every completed row
+            if (line.trim().startsWith("Filter:") && stateColumn != null && line.contains(stateColumn)) {
+                stateFiltered = true;
+            }
+        }
+        if (text.contains("Seq Scan") || text.contains("Sort  (") || text.contains("Sort (") || stateFiltered) {
+            return Optional.of("no index serves the claim; the plan is:\n" + text);
+        }
+        return Optional.empty();
+    }
+
+    /** The column of the claim's first guard ({@code "state" = ?} or {@code "state" IN (...)}), bare. */
+    private static String stateColumnOf(ClaimSpec spec) {
+        String where = spec.where().sql();
+        if (!where.startsWith("\"")) {
+            return null;
+        }
+        int end = where.indexOf('"', 1);
+        return end > 0 ? where.substring(1, end) : null;
     }
 
     @Override
@@ -156,5 +227,26 @@ public final class PostgresDialect implements Dialect {
                 }
             }
         });
+    }
+
+    @Override
+    public List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
+        return PostgresLibraryTables.idempotencyKeysDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public List<String> inboxDdl(String quotedTable, String quotedIndex) {
+        return PostgresLibraryTables.inboxDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public String insertIfAbsent(
+            String quotedTable, List<String> quotedColumns, List<String> values, List<String> quotedKeyColumns) {
+        return PostgresLibraryTables.insertIfAbsent(quotedTable, quotedColumns, values, quotedKeyColumns);
+    }
+
+    @Override
+    public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
+        return PostgresLibraryTables.deleteBatch(quotedTable, quotedKeyColumns, where, limit);
     }
 }

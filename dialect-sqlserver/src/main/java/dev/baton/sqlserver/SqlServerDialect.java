@@ -65,6 +65,11 @@ public final class SqlServerDialect implements Dialect {
     }
 
     @Override
+    public String plusMillisParam(String timestampSql) {
+        return "DATEADD(millisecond, ?, " + timestampSql + ")";
+    }
+
+    @Override
     public SqlError classify(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (!(t instanceof SQLException s)) {
@@ -155,5 +160,31 @@ public final class SqlServerDialect implements Dialect {
                 }
             }
         });
+    }
+
+    @Override
+    public List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
+        return SqlServerLibraryTables.idempotencyKeysDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public List<String> inboxDdl(String quotedTable, String quotedIndex) {
+        return SqlServerLibraryTables.inboxDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public String insertIfAbsent(
+            String quotedTable, List<String> quotedColumns, List<String> values, List<String> quotedKeyColumns) {
+        return SqlServerLibraryTables.insertIfAbsent(quotedTable, quotedColumns, values, quotedKeyColumns);
+    }
+
+    @Override
+    public String lockingSelect(String quotedTable, String columns, String where) {
+        return SqlServerLibraryTables.lockingSelect(quotedTable, columns, where);
+    }
+
+    @Override
+    public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
+        return SqlServerLibraryTables.deleteBatch(quotedTable, where, limit);
     }
 }

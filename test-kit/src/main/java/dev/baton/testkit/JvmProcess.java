@@ -1,6 +1,7 @@
 package dev.baton.testkit;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /**
  * Another JVM running a main class with the current classpath, for tests with several worker processes (a crash
@@ -56,7 +58,7 @@ public final class JvmProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(builder.jvmArgs);
-        String classpath = System.getProperty("java.class.path");
+        String classpath = absoluteClasspath();
         if (classpath.length() > MAX_COMMAND_LINE_CLASSPATH) {
             // A long classpath goes through an argument file (java @file), past the command-line length limit.
             argumentFile = Files.createTempFile("baton-jvm-", ".args");
@@ -273,6 +275,22 @@ public final class JvmProcess implements AutoCloseable {
                 lines.notifyAll();
             }
         }
+    }
+
+    /** This JVM's classpath with absolute entries, so that a child with another working directory finds them. */
+    private static String absoluteClasspath() {
+        String[] entries = System.getProperty("java.class.path").split(Pattern.quote(File.pathSeparator));
+        StringBuilder classpath = new StringBuilder();
+        for (String entry : entries) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            if (classpath.length() > 0) {
+                classpath.append(File.pathSeparatorChar);
+            }
+            classpath.append(Paths.get(entry).toAbsolutePath());
+        }
+        return classpath.toString();
     }
 
     private static String javaExecutable() {

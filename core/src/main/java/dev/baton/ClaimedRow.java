@@ -1,0 +1,116 @@
+package dev.baton;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A row this worker claimed: its id, the fencing token of the claim, the attempt number, and the columns the queue
+ * selects. Every later write about the row carries the token. Thread-safe; the lease flag may be set by the worker's
+ * heartbeat thread while a handler runs.
+ *
+ * @param <S> the enum of states
+ */
+public final class ClaimedRow<S extends Enum<S>> {
+    private final String queue;
+    private final Object id;
+    private final long token;
+    private final int attempt;
+    private final Map<String, Object> values;
+    private volatile boolean leaseLost;
+    private volatile Thread handlerThread;
+
+    ClaimedRow(String queue, Object id, long token, int attempt, Map<String, Object> values) {
+        this.queue = queue;
+        this.id = id;
+        this.token = token;
+        this.attempt = attempt;
+        this.values = Collections.unmodifiableMap(values);
+    }
+
+    /** The row id. */
+    public Object id() {
+        return id;
+    }
+
+    /** The fencing token of this claim: fresh for every claim of the row. */
+    public long token() {
+        return token;
+    }
+
+    /** Which claim of the row this is, 1 for the first (the attempts column after the claim). */
+    public int attempt() {
+        return attempt;
+    }
+
+    /** The value of a column the queue selects ({@link ClaimQueue.Builder#select}); names compare as configured. */
+    public Object get(String column) {
+        if (!values.containsKey(column)) {
+            throw new IllegalArgumentException("column " + column + " is not selected by queue '" + queue
+                    + "' (selected: " + values.keySet() + ")");
+        }
+        return values.get(column);
+    }
+
+    /** All selected columns. */
+    public Map<String, Object> values() {
+        return values;
+    }
+
+    /**
+     * A key that is the same for every attempt at this row, for a sink that deduplicates: {@code queue:id}. Hand it to
+     * an idempotent third party so a retry after a crash cannot create a second record.
+     */
+    public String idempotencyKey() {
+        return queue + ":" + id;
+    }
+
+    /**
+     * True once the worker learned that this claim is lost (a heartbeat found the row reclaimed). A handler checks it
+     * right before an external call it cannot undo.
+     */
+    public boolean leaseLost() {
+        return leaseLost;
+    }
+
+    /**
+     * Throws {@link LeaseLostException} if the lease is known to be lost; call it before an external call that cannot
+     * be undone.
+     */
+    public void checkLease() {
+        if (leaseLost) {
+            throw new LeaseLostException(queue, id);
+        }
+    }
+
+    void markLeaseLost() {
+        leaseLost = true;
+        Thread t = handlerThread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    void handlerThread(Thread thread) {
+        this.handlerThread = thread;
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ClaimedRow<?> r && r.token == token && Objects.equals(r.id, id) && r.queue.equals(queue);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(queue, id, token);
+    }
+
+    @Override
+    public String toString() {
+        return "ClaimedRow[" + queue + " id=" + id + " attempt=" + attempt + " token=" + token + "]";
+    }
+}

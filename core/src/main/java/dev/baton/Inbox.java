@@ -1,0 +1,215 @@
+package dev.baton;
+
+import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
+import dev.baton.internal.KeyText;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Deduplication of incoming messages (gateway callbacks, webhooks, queue deliveries) in a table Baton owns (see
+ * {@link Schema} for its DDL): the first delivery of a {@code (source, message id)} wins, every later one is reported
+ * as {@link ReceiveResult.Duplicate}, never as an error.
+ *
+ * <pre>{@code
+ * Inbox inbox = baton.inbox(Inbox.DEFAULT_TABLE);
+ * try (Connection c = dataSource.getConnection()) {
+ *     c.setAutoCommit(false);
+ *     if (inbox.receive(c, "gateway", event.id()).first()) {
+ *         applyEvent(c, event);      // in the same transaction: a rollback forgets the delivery as well
+ *     }
+ *     c.commit();
+ * }
+ * }</pre>
+ *
+ * <p>Prefer the form on the caller's connection when handling a message can fail: the delivery is recorded only if
+ * the handling commits with it. The form on the data source records the delivery at once, before the caller handles
+ * it, so a crash after {@code receive} loses that message (at most once).
+ *
+ * <p>Immutable and thread-safe. Sources and message ids are checked before any SQL runs ({@link IllegalKeyException}).
+ */
+public final class Inbox {
+    /** The default table name, used by the DDL resources the dialect modules ship. */
+    public static final String DEFAULT_TABLE = "baton_inbox";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Engine engine;
+    private final String table;
+    private final String insertSql;
+    private final String readSql;
+    private final String quotedTable;
+    private final String quotedReceivedAt;
+    private final List<String> keyColumns;
+    private final int deleteBatch;
+
+    Inbox(Engine engine, String table) {
+        Dialect d = engine.dialect();
+        this.engine = engine;
+        this.table = table;
+        this.quotedTable = Identifiers.quoteTable(d, table);
+        String source = d.quote("source");
+        String messageId = d.quote("message_id");
+        String receipt = d.quote("receipt");
+        this.quotedReceivedAt = d.quote("received_at");
+        this.keyColumns = List.of(source, messageId);
+        this.insertSql = d.insertIfAbsent(
+                quotedTable,
+                List.of(source, messageId, receipt, quotedReceivedAt),
+                List.of("?", "?", "?", d.currentTimestamp()),
+                keyColumns);
+        this.readSql =
+                "SELECT " + receipt + " FROM " + quotedTable + " WHERE " + source + " = ? AND " + messageId + " = ?";
+        this.deleteBatch = Math.min(500, d.maxBatchSize());
+    }
+
+    /** The table name as configured. */
+    public String table() {
+        return table;
+    }
+
+    /**
+     * Records the delivery of {@code messageId} from {@code source} on the data source, in its own statement, unless
+     * it was recorded before. Atomic against every other {@code receive} of the same message, in this process or any
+     * other: exactly one gets {@link ReceiveResult.FirstDelivery}.
+     *
+     * @param source where the message comes from (e.g. {@code stripe}); 1 to 255 characters
+     * @param messageId the sender's id of the message; 1 to 255 characters
+     * @return {@link ReceiveResult.FirstDelivery} or {@link ReceiveResult.Duplicate}; never null
+     * @throws NullPointerException if an argument is null (before any SQL)
+     * @throws IllegalKeyException if an argument is empty, blank, too long, padded with whitespace or holds control
+     *     characters (before any SQL)
+     * @throws DataAccessException on a database failure that outlasted the transient retries
+     */
+    public ReceiveResult receive(String source, String messageId) {
+        check(source, messageId);
+        long receipt = RANDOM.nextLong();
+        boolean[] retry = {false};
+        return engine.autocommit("receive message '" + messageId + "' from '" + source + "'", c -> {
+            boolean mayBeOurs = retry[0];
+            retry[0] = true;
+            return receive(c, source, messageId, receipt, mayBeOurs);
+        });
+    }
+
+    /**
+     * Like {@link #receive(String, String)}, on the caller's connection and inside its transaction if one is open: a
+     * rollback forgets the delivery, so a redelivery is a {@link ReceiveResult.FirstDelivery} again. Until the caller
+     * commits, a concurrent {@code receive} of the same message waits for it. Never commits, rolls back or retries; a
+     * duplicate leaves the transaction usable (also on PostgreSQL).
+     *
+     * @throws NullPointerException if an argument is null (before any SQL)
+     * @throws IllegalKeyException if an argument is not acceptable (before any SQL)
+     * @throws DataAccessException on a database failure (the caller decides about its transaction)
+     */
+    public ReceiveResult receive(Connection connection, String source, String messageId) {
+        Objects.requireNonNull(connection, "connection");
+        check(source, messageId);
+        try {
+            return receive(connection, source, messageId, RANDOM.nextLong(), false);
+        } catch (SQLException e) {
+            throw new DataAccessException("receive message '" + messageId + "' from '" + source + "'", e);
+        }
+    }
+
+    /**
+     * Deletes deliveries recorded more than {@code age} ago by the database clock, in batches of at most 500 rows,
+     * each its own statement, until a batch comes back short. A message redelivered after its record was deleted is
+     * a first delivery again, so keep records longer than senders retry. Safe to run from several processes at once.
+     *
+     * @param age at least 1 ms, at most 3650 days
+     * @return the number of records deleted
+     * @throws ConfigurationException if {@code age} is out of range (before any SQL)
+     * @throws DataAccessException on a database failure that outlasted the transient retries
+     */
+    public long deleteOlderThan(Duration age) {
+        String sql = deleteSql(age);
+        long total = 0;
+        while (true) {
+            int n = engine.autocommit("delete old deliveries from " + table, c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    return ps.executeUpdate();
+                }
+            });
+            total += n;
+            if (n < deleteBatch) {
+                return total;
+            }
+        }
+    }
+
+    /**
+     * The SQL this binding runs: insert-if-absent, the receipt read after a duplicate on a retry, one batch of
+     * {@link #deleteOlderThan} for {@code age}. Values are bind parameters; for logs and exact-SQL tests.
+     */
+    public List<String> sql(Duration age) {
+        return List.of(insertSql, readSql, deleteSql(age));
+    }
+
+    private String deleteSql(Duration age) {
+        Objects.requireNonNull(age, "age");
+        if (age.compareTo(Duration.ofDays(3650)) > 0 || age.toMillis() < 1) {
+            throw new ConfigurationException("age must be 1 ms to 3650 days, was " + age + " (inbox " + table + ")");
+        }
+        Dialect d = engine.dialect();
+        return d.deleteBatch(
+                quotedTable,
+                keyColumns,
+                quotedReceivedAt + " < " + d.plusMillis(d.currentTimestamp(), -age.toMillis()),
+                deleteBatch);
+    }
+
+    /**
+     * Inserts the delivery; on a duplicate, reads the stored receipt only when an earlier attempt of this same call
+     * may have committed before its connection was lost ({@code mayBeOurs}), so that it still reports FirstDelivery.
+     */
+    private ReceiveResult receive(Connection c, String source, String messageId, long receipt, boolean mayBeOurs)
+            throws SQLException {
+        boolean inserted;
+        try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+            ps.setString(1, source);
+            ps.setString(2, messageId);
+            ps.setLong(3, receipt);
+            inserted = ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (engine.dialect().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
+                throw e;
+            }
+            inserted = false; // the dialect's insert-if-absent reports a present row as a unique violation
+        }
+        if (inserted) {
+            return new ReceiveResult.FirstDelivery(source, messageId);
+        }
+        if (!mayBeOurs) {
+            return new ReceiveResult.Duplicate(source, messageId);
+        }
+        try (PreparedStatement ps = c.prepareStatement(readSql)) {
+            ps.setString(1, source);
+            ps.setString(2, messageId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getLong(1) == receipt) {
+                    return new ReceiveResult.FirstDelivery(source, messageId);
+                }
+            }
+        }
+        return new ReceiveResult.Duplicate(source, messageId);
+    }
+
+    private static void check(String source, String messageId) {
+        KeyText.check("source", source, KeyText.COLUMN_LENGTH);
+        KeyText.check("message id", messageId, KeyText.COLUMN_LENGTH);
+    }
+
+    @Override
+    public String toString() {
+        return "Inbox[" + table + "]";
+    }
+}

@@ -1,0 +1,171 @@
+package dev.baton;
+
+import dev.baton.internal.Identifiers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a handler decided for a claimed row. Immutable.
+ *
+ * <ul>
+ *   <li>{@link #complete(Enum)}: move to a final state, optionally setting columns in the same fenced statement;
+ *   <li>{@link #retry(String)} / {@link #retryAfter(Duration, String)}: back to the claimable state, due after the
+ *       queue's backoff (database clock); after the last attempt the row goes to the dead state instead;
+ *   <li>{@link #deadLetter(String)}: straight to the dead state, keeping the error;
+ *   <li>{@link #release()}: back to the claimable state at once (for example at shutdown).
+ * </ul>
+ *
+ * @param <S> the enum of states
+ */
+public final class Outcome<S extends Enum<S>> {
+    /** Kinds of outcome. */
+    public enum Kind {
+        /** Move to a completion state. */
+        COMPLETE,
+        /** Try again later. */
+        RETRY,
+        /** Give up. */
+        DEAD_LETTER,
+        /** Give the row back untouched. */
+        RELEASE,
+        /** An external call may or may not have happened: park the row for reconciliation (non-idempotent sinks). */
+        UNKNOWN
+    }
+
+    private final Kind kind;
+    private final S target;
+    private final String error;
+    private final Duration delay;
+    private final List<String> columns;
+    private final List<Object> values;
+    private final List<Boolean> nows;
+
+    private Outcome(
+            Kind kind,
+            S target,
+            String error,
+            Duration delay,
+            List<String> columns,
+            List<Object> values,
+            List<Boolean> nows) {
+        this.kind = kind;
+        this.target = target;
+        this.error = error;
+        this.delay = delay;
+        this.columns = columns;
+        this.values = values;
+        this.nows = nows;
+    }
+
+    /** Completes the row into {@code target} (a state the processing state may move to). */
+    public static <S extends Enum<S>> Outcome<S> complete(S target) {
+        return new Outcome<>(
+                Kind.COMPLETE, Objects.requireNonNull(target, "target"), null, null, List.of(), List.of(), List.of());
+    }
+
+    /** Retries later with the queue's backoff; {@code reason} is kept in the error column. */
+    public static <S extends Enum<S>> Outcome<S> retry(String reason) {
+        return new Outcome<>(Kind.RETRY, null, reason, null, List.of(), List.of(), List.of());
+    }
+
+    /** Retries after {@code delay} (database clock) instead of the queue's backoff. */
+    public static <S extends Enum<S>> Outcome<S> retryAfter(Duration delay, String reason) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new ConfigurationException("retry delay must not be negative, was " + delay);
+        }
+        return new Outcome<>(Kind.RETRY, null, reason, delay, List.of(), List.of(), List.of());
+    }
+
+    /** Moves the row to the dead state, keeping {@code reason}. */
+    public static <S extends Enum<S>> Outcome<S> deadLetter(String reason) {
+        return new Outcome<>(Kind.DEAD_LETTER, null, reason, null, List.of(), List.of(), List.of());
+    }
+
+    /** Gives the row back to the claimable state, due at once. */
+    public static <S extends Enum<S>> Outcome<S> release() {
+        return new Outcome<>(Kind.RELEASE, null, null, null, List.of(), List.of(), List.of());
+    }
+
+    /**
+     * Parks the row in the queue's unknown state: an external call that cannot be undone may or may not have
+     * happened, so the row must not be sent again until a reconciler asked the sink (non-idempotent sinks only).
+     */
+    public static <S extends Enum<S>> Outcome<S> unknown(String reason) {
+        return new Outcome<>(Kind.UNKNOWN, null, reason, null, List.of(), List.of(), List.of());
+    }
+
+    /** Also sets {@code column = value} when completing (only for {@link #complete}). */
+    public Outcome<S> set(String column, Object value) {
+        return with(column, value, false);
+    }
+
+    /** Also sets {@code column} to the database clock when completing. */
+    public Outcome<S> setNow(String column) {
+        return with(column, null, true);
+    }
+
+    private Outcome<S> with(String column, Object value, boolean now) {
+        if (kind != Kind.COMPLETE) {
+            throw new ConfigurationException("only a completion sets columns, not " + kind);
+        }
+        Identifiers.check(column);
+        if (columns.contains(column)) {
+            throw new ConfigurationException("column " + column + " is set twice");
+        }
+        List<String> c = new ArrayList<>(columns);
+        List<Object> v = new ArrayList<>(values);
+        List<Boolean> n = new ArrayList<>(nows);
+        c.add(column);
+        v.add(value);
+        n.add(now);
+        return new Outcome<>(
+                kind,
+                target,
+                error,
+                delay,
+                Collections.unmodifiableList(c),
+                Collections.unmodifiableList(v),
+                Collections.unmodifiableList(n));
+    }
+
+    /** The kind. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The completion state, or null. */
+    public S target() {
+        return target;
+    }
+
+    /** The error kept with a retry or dead letter, or null. */
+    public String error() {
+        return error;
+    }
+
+    /** The explicit retry delay, or null for the queue's backoff. */
+    public Duration delay() {
+        return delay;
+    }
+
+    List<String> columns() {
+        return columns;
+    }
+
+    List<Object> values() {
+        return values;
+    }
+
+    List<Boolean> nows() {
+        return nows;
+    }
+
+    @Override
+    public String toString() {
+        return "Outcome[" + kind + (target != null ? " " + target : "") + (error != null ? " " + error : "") + "]";
+    }
+}

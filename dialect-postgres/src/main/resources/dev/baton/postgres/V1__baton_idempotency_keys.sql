@@ -1,0 +1,18 @@
+-- Baton idempotency keys (dev.baton.IdempotencyKeys), PostgreSQL 12+.
+-- The same DDL as baton.schema() renders for the default table name; Baton quotes every name.
+
+CREATE TABLE "baton_idempotency_keys" (
+    "scope" VARCHAR(255) NOT NULL,
+    "idempotency_key" VARCHAR(255) NOT NULL,
+    "fingerprint" VARCHAR(255) NOT NULL,
+    "state" VARCHAR(16) NOT NULL CHECK ("state" IN ('in_progress', 'completed')),
+    "token" BIGINT NOT NULL,
+    "attempts" INTEGER NOT NULL,
+    "locked_until" TIMESTAMPTZ NULL,
+    "response" BYTEA NULL,
+    "created_at" TIMESTAMPTZ NOT NULL,
+    "updated_at" TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY ("scope", "idempotency_key")
+);
+
+CREATE INDEX "baton_idempotency_keys_updated_at" ON "baton_idempotency_keys" ("updated_at");

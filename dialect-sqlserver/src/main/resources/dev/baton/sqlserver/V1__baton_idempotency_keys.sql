@@ -1,0 +1,18 @@
+-- Baton idempotency keys (dev.baton.IdempotencyKeys), SQL Server 2016+.
+-- The same DDL as baton.schema() renders for the default table name; Baton quotes every name.
+
+CREATE TABLE [baton_idempotency_keys] (
+    [scope] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NOT NULL,
+    [idempotency_key] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NOT NULL,
+    [fingerprint] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NOT NULL,
+    [state] VARCHAR(16) NOT NULL CHECK ([state] IN ('in_progress', 'completed')),
+    [token] BIGINT NOT NULL,
+    [attempts] INT NOT NULL,
+    [locked_until] DATETIME2(6) NULL,
+    [response] VARBINARY(MAX) NULL,
+    [created_at] DATETIME2(6) NOT NULL,
+    [updated_at] DATETIME2(6) NOT NULL,
+    PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])
+);
+
+CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at]);

@@ -1,0 +1,175 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.alibaba.druid.DbType;
+import com.alibaba.druid.sql.SQLUtils;
+import dev.baton.Baton;
+import dev.baton.IdempotencyKeys;
+import dev.baton.Inbox;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SQL Server cannot run here: the SQL of the library-owned tables is pinned by exact text and parsed as T-SQL. The
+ * shared compatibility suites run it for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
+ */
+class SqlServerLibraryTablesSqlTest {
+    private static final String KEY = "NVARCHAR(255) COLLATE Latin1_General_100_BIN2";
+
+    /** Rendering only: with the dialect given, Baton never connects, and SQL Server needs no storage check. */
+    private final Baton baton = Baton.builder((DataSource) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                        throw new UnsupportedOperationException("rendering only: " + method.getName());
+                    }))
+            .dialect(new SqlServerDialect())
+            .build();
+
+    @Test
+    void idempotencyKeysDdl() throws IOException {
+        List<String> ddl = baton.schema().idempotencyKeysDdl(IdempotencyKeys.DEFAULT_TABLE);
+        assertEquals(
+                List.of(
+                        "CREATE TABLE [baton_idempotency_keys] (\n"
+                                + "    [scope] " + KEY + " NOT NULL,\n"
+                                + "    [idempotency_key] " + KEY + " NOT NULL,\n"
+                                + "    [fingerprint] " + KEY + " NOT NULL,\n"
+                                + "    [state] VARCHAR(16) NOT NULL CHECK ([state] IN ('in_progress', 'completed')),\n"
+                                + "    [token] BIGINT NOT NULL,\n"
+                                + "    [attempts] INT NOT NULL,\n"
+                                + "    [locked_until] DATETIME2(6) NULL,\n"
+                                + "    [response] VARBINARY(MAX) NULL,\n"
+                                + "    [created_at] DATETIME2(6) NOT NULL,\n"
+                                + "    [updated_at] DATETIME2(6) NOT NULL,\n"
+                                + "    PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])\n"
+                                + ")",
+                        "CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
+                ddl);
+        ddl.forEach(SqlServerLibraryTablesSqlTest::parse);
+        assertEquals(script(ddl), withoutComments(resource("V1__baton_idempotency_keys.sql")));
+        assertEquals(
+                "CREATE INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
+                baton.schema().idempotencyKeysDdl("app.keys").get(1));
+    }
+
+    @Test
+    void inboxDdl() throws IOException {
+        List<String> ddl = baton.schema().inboxDdl(Inbox.DEFAULT_TABLE);
+        assertEquals(
+                List.of(
+                        "CREATE TABLE [baton_inbox] (\n"
+                                + "    [source] " + KEY + " NOT NULL,\n"
+                                + "    [message_id] " + KEY + " NOT NULL,\n"
+                                + "    [receipt] BIGINT NOT NULL,\n"
+                                + "    [received_at] DATETIME2(6) NOT NULL,\n"
+                                + "    PRIMARY KEY NONCLUSTERED ([source], [message_id])\n"
+                                + ")",
+                        "CREATE INDEX [baton_inbox_received_at] ON [baton_inbox] ([received_at])"),
+                ddl);
+        ddl.forEach(SqlServerLibraryTablesSqlTest::parse);
+        assertEquals(script(ddl), withoutComments(resource("V2__baton_inbox.sql")));
+    }
+
+    @Test
+    void idempotencyKeyStatements() {
+        String cols = "[scope], [idempotency_key], [fingerprint], [state], [token], [attempts], [locked_until],"
+                + " [created_at], [updated_at]";
+        List<String> sql = baton.idempotencyKeys(IdempotencyKeys.DEFAULT_TABLE).sql();
+        assertEquals(
+                List.of(
+                        "INSERT INTO [baton_idempotency_keys] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?,"
+                                + " 'in_progress', ?, 1, DATEADD(millisecond, 300000, SYSUTCDATETIME()),"
+                                + " SYSUTCDATETIME(), SYSUTCDATETIME())) AS baton_new (" + cols + ") WHERE NOT EXISTS"
+                                + " (SELECT 1 FROM [baton_idempotency_keys] AS baton_old WITH (UPDLOCK, HOLDLOCK)"
+                                + " WHERE baton_old.[scope] = baton_new.[scope] AND baton_old.[idempotency_key] ="
+                                + " baton_new.[idempotency_key])",
+                        "UPDATE [baton_idempotency_keys] SET [token] = ?, [attempts] = [attempts] + 1, [locked_until] ="
+                                + " DATEADD(millisecond, 300000, SYSUTCDATETIME()), [updated_at] = SYSUTCDATETIME()"
+                                + " WHERE [scope] = ? AND [idempotency_key] = ? AND [fingerprint] = ? AND [state] ="
+                                + " 'in_progress' AND [locked_until] < SYSUTCDATETIME()",
+                        "SELECT [fingerprint], [state], [token], [attempts], [response] FROM [baton_idempotency_keys]"
+                                + " WITH (UPDLOCK, ROWLOCK) WHERE [scope] = ? AND [idempotency_key] = ?",
+                        "UPDATE [baton_idempotency_keys] SET [state] = 'completed', [response] = ?, [locked_until] ="
+                                + " NULL, [updated_at] = SYSUTCDATETIME() WHERE [scope] = ? AND [idempotency_key] = ?"
+                                + " AND [token] = ? AND [state] = 'in_progress'",
+                        "DELETE FROM [baton_idempotency_keys] WHERE [scope] = ? AND [idempotency_key] = ? AND [token] ="
+                                + " ? AND [state] = 'in_progress'",
+                        "DELETE TOP (500) FROM [baton_idempotency_keys] WITH (ROWLOCK, READPAST) WHERE [updated_at] <"
+                                + " DATEADD(millisecond, -86400000, SYSUTCDATETIME()) AND ([state] = 'completed' OR"
+                                + " [locked_until] < SYSUTCDATETIME())"),
+                sql);
+        sql.forEach(SqlServerLibraryTablesSqlTest::parse);
+        // a retention beyond DATEADD's int range of milliseconds is rendered in seconds
+        String longRetention = baton.idempotencyKeys(
+                        "k", IdempotencyKeys.Options.defaults().retention(Duration.ofDays(3650)))
+                .sql()
+                .get(5);
+        assertEquals(
+                "DELETE TOP (500) FROM [k] WITH (ROWLOCK, READPAST) WHERE [updated_at] < DATEADD(second, -315360000,"
+                        + " SYSUTCDATETIME()) AND ([state] = 'completed' OR [locked_until] < SYSUTCDATETIME())",
+                longRetention);
+        parse(longRetention);
+    }
+
+    @Test
+    void inboxStatements() {
+        List<String> sql = baton.inbox(Inbox.DEFAULT_TABLE).sql(Duration.ofDays(7));
+        String cols = "[source], [message_id], [receipt], [received_at]";
+        assertEquals(
+                List.of(
+                        "INSERT INTO [baton_inbox] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?,"
+                                + " SYSUTCDATETIME())) AS baton_new (" + cols + ") WHERE NOT EXISTS (SELECT 1 FROM"
+                                + " [baton_inbox] AS baton_old WITH (UPDLOCK, HOLDLOCK) WHERE baton_old.[source] ="
+                                + " baton_new.[source] AND baton_old.[message_id] = baton_new.[message_id])",
+                        "SELECT [receipt] FROM [baton_inbox] WHERE [source] = ? AND [message_id] = ?",
+                        "DELETE TOP (500) FROM [baton_inbox] WITH (ROWLOCK, READPAST) WHERE [received_at] <"
+                                + " DATEADD(millisecond, -604800000, SYSUTCDATETIME())"),
+                sql);
+        sql.forEach(SqlServerLibraryTablesSqlTest::parse);
+    }
+
+    /**
+     * Parses T-SQL with Druid's SQL Server grammar. Druid 1.2.24 knows neither {@code DELETE TOP (n) FROM t WITH
+     * (hints)} nor {@code PRIMARY KEY NONCLUSTERED}, both documented T-SQL (learn.microsoft.com: DELETE, CREATE TABLE);
+     * the exact-text assertions pin those, and the parse checks the rest, with the batch delete read as the
+     * {@code SELECT TOP (n) * FROM t WITH (hints) WHERE …} of the same rows and {@code NONCLUSTERED} as
+     * {@code CLUSTERED}.
+     */
+    private static void parse(String tsql) {
+        String known = tsql.replaceFirst("^DELETE (TOP \\(\\d+\\)) FROM ", "SELECT $1 * FROM ")
+                .replace("PRIMARY KEY NONCLUSTERED (", "PRIMARY KEY CLUSTERED (");
+        assertEquals(1, SQLUtils.parseStatements(known, DbType.sqlserver).size(), tsql);
+    }
+
+    @Test
+    void theParseCheckStillRejectsBrokenTsql() {
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RuntimeException.class,
+                () -> parse("DELETE TOP (500) FROM [t] WITH (ROWLOCK, READPAST) WHERE AND [a] < 1"));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                RuntimeException.class,
+                () -> parse("CREATE TABLE [t] ([a] INT NOT NULL, PRIMARY KEY NONCLUSTERED ([a])"));
+    }
+
+    private static String resource(String file) throws IOException {
+        try (InputStream in = SqlServerDialect.class.getResourceAsStream(file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String script(List<String> statements) {
+        return String.join(";\n\n", statements) + ";\n";
+    }
+
+    private static String withoutComments(String script) {
+        return (script.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n")) + "\n")
+                .replaceFirst("^\\n+", "");
+    }
+}

@@ -1,0 +1,232 @@
+package dev.baton.testkit.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.ConfigurationException;
+import dev.baton.IllegalKeyException;
+import dev.baton.Inbox;
+import dev.baton.InvalidIdentifierException;
+import dev.baton.ReceiveResult;
+import dev.baton.testkit.TestDatabase;
+import dev.baton.testkit.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The behaviour of {@link Inbox}, defined once and run by every dialect module against real servers. A dialect extends
+ * it in a few lines, naming the database:
+ *
+ * <pre>{@code
+ * class PostgresLocalInboxCompatibilityTest extends AbstractInboxCompatibilityTest {
+ *     protected TestDatabase database() { return TestDatabases.postgresLocal(); }
+ * }
+ * }</pre>
+ *
+ * Each test class works in a table of its own (random suffix).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractInboxCompatibilityTest {
+    /** Threads racing in the concurrency tests. */
+    protected static final int RACERS = 50;
+
+    private TestDatabase db;
+    private Baton baton;
+    private String table;
+    private Inbox inbox;
+    private final List<String> tables = new ArrayList<>();
+
+    /** The database under test. */
+    protected abstract TestDatabase database();
+
+    @BeforeAll
+    void createTable() {
+        db = database();
+        baton = Baton.using(db.dataSource());
+        table = TestDatabases.uniqueName("inbox");
+        tables.add(table);
+        assertTrue(baton.schema().createInboxTable(table), "created");
+        assertFalse(baton.schema().createInboxTable(table), "exists: nothing to do");
+        inbox = baton.inbox(table);
+    }
+
+    @AfterAll
+    void dropTables() {
+        for (String t : tables) {
+            db.dropTableIfExists(t);
+        }
+    }
+
+    @BeforeEach
+    void clean() {
+        db.execute("DELETE FROM " + table);
+    }
+
+    @Test
+    void shippedDdlResourceIsWhatTheHelperRuns() {
+        String resource = DdlScripts.resource(baton.dialect(), "V2__baton_inbox.sql");
+        assertEquals(
+                DdlScripts.script(baton.schema().inboxDdl(Inbox.DEFAULT_TABLE)), DdlScripts.withoutComments(resource));
+        assertTrue(resource.contains(Inbox.DEFAULT_TABLE));
+    }
+
+    @Test
+    void schemaHelperValidatesNames() {
+        assertThrows(InvalidIdentifierException.class, () -> baton.schema().createInboxTable("inbox; DROP TABLE x"));
+        String longest = "i".repeat(baton.dialect().maxIdentifierLength() - "_received_at".length());
+        baton.schema().inboxDdl(longest);
+        assertThrows(InvalidIdentifierException.class, () -> baton.schema().inboxDdl(longest + "i"));
+        assertThrows(InvalidIdentifierException.class, () -> baton.inbox("in box"));
+        assertThrows(InvalidIdentifierException.class, () -> baton.inbox(null));
+    }
+
+    @Test
+    void firstDeliveryThenDuplicates() {
+        assertEquals(new ReceiveResult.FirstDelivery("gateway", "evt_1"), inbox.receive("gateway", "evt_1"));
+        assertEquals(new ReceiveResult.Duplicate("gateway", "evt_1"), inbox.receive("gateway", "evt_1"));
+        assertEquals(new ReceiveResult.Duplicate("gateway", "evt_1"), inbox.receive("gateway", "evt_1"));
+        assertTrue(inbox.receive("other-gateway", "evt_1").first(), "the source is part of the key");
+        assertTrue(inbox.receive("gateway", "EVT_1").first(), "ids compare exactly");
+        assertTrue(inbox.receive("Gateway", "evt_1").first(), "sources compare exactly");
+        assertTrue(inbox.receive("gateway", "évènement-🔔").first());
+        assertFalse(inbox.receive("gateway", "évènement-🔔").first());
+        assertEquals(5, count());
+    }
+
+    @Test
+    void fiftyConcurrentReceivesHaveExactlyOneFirstDelivery() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String id = "evt-race-" + round;
+            List<ReceiveResult> results = Races.run(RACERS, i -> inbox.receive("gateway", id));
+            assertEquals(1, Races.count(results, ReceiveResult.FirstDelivery.class), results.toString());
+            assertEquals(RACERS - 1, Races.count(results, ReceiveResult.Duplicate.class), results.toString());
+        }
+        assertEquals(5, count());
+    }
+
+    @Test
+    void fiftyConcurrentCallerTransactionsHaveExactlyOneFirstDelivery() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String id = "evt-tx-race-" + round;
+            List<ReceiveResult> results = Races.run(RACERS, i -> {
+                try (Connection c = db.dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    ReceiveResult r = inbox.receive(c, "gateway", id);
+                    c.commit();
+                    c.setAutoCommit(true);
+                    return r;
+                }
+            });
+            assertEquals(1, Races.count(results, ReceiveResult.FirstDelivery.class), results.toString());
+        }
+        assertEquals(3, count());
+    }
+
+    @Test
+    void callerTransactionCommitsAndRollsBackTheDelivery() throws SQLException {
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertTrue(inbox.receive(c, "gateway", "evt_rollback").first());
+            assertFalse(inbox.receive(c, "gateway", "evt_rollback").first(), "seen within the transaction");
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertEquals(0, count(), "rolled back with the caller");
+        assertTrue(inbox.receive("gateway", "evt_rollback").first(), "a redelivery is first again");
+
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            // a duplicate leaves the transaction usable (on PostgreSQL a failed statement would abort it)
+            assertEquals(
+                    new ReceiveResult.Duplicate("gateway", "evt_rollback"),
+                    inbox.receive(c, "gateway", "evt_rollback"));
+            assertTrue(inbox.receive(c, "gateway", "evt_commit").first());
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertFalse(inbox.receive("gateway", "evt_commit").first(), "committed with the caller");
+        assertEquals(2, count());
+    }
+
+    @Test
+    void deleteOlderThanRemovesOnlyOldDeliveriesInBatches() throws SQLException {
+        int n = 1201; // more than two batches of 500
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < n; i++) {
+                assertTrue(inbox.receive(c, "gateway", "old-" + i).first());
+            }
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertEquals(0, inbox.deleteOlderThan(Duration.ofHours(1)), "nothing is an hour old");
+        long deleted = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); // a test timeout; ages are the database's
+        while (deleted < n && System.nanoTime() < deadline) {
+            long batch = inbox.deleteOlderThan(Duration.ofMillis(1));
+            deleted += batch;
+            if (batch == 0) {
+                pause();
+            }
+        }
+        assertEquals(n, deleted);
+        assertEquals(0, count());
+        assertTrue(inbox.receive("gateway", "old-0").first(), "a deleted record no longer deduplicates");
+
+        assertThrows(ConfigurationException.class, () -> inbox.deleteOlderThan(Duration.ZERO));
+        assertThrows(ConfigurationException.class, () -> inbox.deleteOlderThan(Duration.ofMillis(-5)));
+        assertThrows(ConfigurationException.class, () -> inbox.deleteOlderThan(Duration.ofDays(3651)));
+        assertThrows(NullPointerException.class, () -> inbox.deleteOlderThan(null));
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnySql() {
+        List<String> bad =
+                List.of("", " ", "\t\n", " evt", "evt ", "ev\u0000t", "evt\r", "\uDBFF", "e\u2003", "x".repeat(256));
+        for (String b : bad) {
+            assertThrows(IllegalKeyException.class, () -> inbox.receive(b, "evt"), b);
+            assertThrows(IllegalKeyException.class, () -> inbox.receive("gateway", b), b);
+        }
+        IllegalKeyException e = assertThrows(IllegalKeyException.class, () -> inbox.receive("gateway", ""));
+        assertEquals("message id", e.argument());
+        assertThrows(NullPointerException.class, () -> inbox.receive(null, "evt"));
+        assertThrows(NullPointerException.class, () -> inbox.receive("gateway", null));
+        assertThrows(NullPointerException.class, () -> inbox.receive(null, "gateway", "evt"));
+        assertEquals(0, count(), "nothing written");
+        assertTrue(inbox.receive("g".repeat(255), "x".repeat(255)).first(), "255 characters fit");
+    }
+
+    private int count() {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void pause() {
+        try {
+            TimeUnit.MILLISECONDS.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
