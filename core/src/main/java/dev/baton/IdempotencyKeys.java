@@ -87,7 +87,7 @@ public final class IdempotencyKeys {
         String now = d.currentTimestamp();
         String leaseEnd = d.plusMillis(now, options.lease().toMillis());
         String byKey = scope + " = ? AND " + key + " = ?";
-        String owned = byKey + " AND " + token + " <> ? + 1 AND " + state + " = " + IN_PROGRESS;
+        String owned = byKey + " AND " + token + " = ? AND " + state + " = " + IN_PROGRESS;
         this.insertSql = d.insertIfAbsent(
                 t,
                 List.of(scope, key, fingerprint, state, token, attempts, lockedUntil, createdAt, updatedAt),

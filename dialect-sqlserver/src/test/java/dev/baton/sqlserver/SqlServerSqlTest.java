@@ -61,6 +61,35 @@ class SqlServerSqlTest {
     }
 
     @Test
+    void claimIsOneUpdateThroughAnOrderedCteWithReadpastAndOutput() {
+        dev.baton.ClaimQueue<dev.baton.testkit.compat.Sync> q = baton.<dev.baton.testkit.compat.Sync>queue("order-sync")
+                .table("orders")
+                .claim(
+                        "sync_status",
+                        dev.baton.testkit.compat.Sync.MACHINE,
+                        dev.baton.testkit.compat.Sync.PENDING,
+                        dev.baton.testkit.compat.Sync.PROCESSING)
+                .eligibleWhen(orders.is(Payment.PAID), Condition.isNull("third_party_guid"))
+                .select("payment_transaction_id")
+                .deadState(dev.baton.testkit.compat.Sync.FAILED)
+                .lease(Duration.ofMinutes(2))
+                .build();
+        List<String> sql = q.claimSql(50);
+        String guard = "[sync_status] = ? AND [payment_status] = ? AND [third_party_guid] IS NULL AND"
+                + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())";
+        assertEquals(
+                List.of("WITH baton_claim AS (SELECT TOP (50) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE "
+                        + guard + " ORDER BY [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
+                        + " DATEADD(millisecond, 120000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] ="
+                        + " [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
+                        + " inserted.[payment_transaction_id] WHERE " + guard),
+                sql);
+        parse(sql.get(0));
+        assertThrows(dev.baton.ConfigurationException.class, () -> q.claimSql(501), "SQL Server batches stop at 500");
+        assertEquals(500, q.maxBatchSize());
+    }
+
+    @Test
     void namesAreBracketQuotedAndValidated() {
         assertThrows(InvalidIdentifierException.class, () -> baton.table("a]b"));
         assertThrows(InvalidIdentifierException.class, () -> baton.table("x".repeat(129)));

@@ -453,6 +453,48 @@ public abstract class AbstractClaimQueueCompatibilityTest {
     }
 
     @Test
+    void aLostLeaseIsSignalledToTheRunningHandler() throws Exception {
+        jobs.insert(1, 1, Payment.PAID);
+        ClaimQueue<Sync> q = jobs.queue(baton, LEASE);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch signalled = new CountDownLatch(1);
+        AtomicInteger flagSeen = new AtomicInteger();
+        Worker worker = baton.worker(q)
+                .batchSize(1)
+                .heartbeat(Duration.ofMillis(200))
+                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                .handle(row -> {
+                    started.countDown();
+                    try {
+                        Thread.sleep(60_000); // a slow external call
+                    } catch (InterruptedException e) {
+                        if (row.leaseLost()) {
+                            flagSeen.incrementAndGet();
+                        }
+                        signalled.countDown();
+                        row.checkLease(); // throws LeaseLostException: the handler stops before any external call
+                    }
+                    return Outcome.complete(Sync.COMPLETED);
+                })
+                .start();
+        try {
+            assertTrue(started.await(30, TimeUnit.SECONDS));
+            // the database clock says the lease expired; another worker reclaims and claims the row
+            ClaimQueue<Sync> other = jobs.queue(at(LEASE.plusSeconds(10)), LEASE);
+            other.reclaimExpired();
+            ClaimedRow<Sync> stolen = other.claim(1).get(0);
+            assertTrue(signalled.await(30, TimeUnit.SECONDS), "the handler was interrupted");
+            assertEquals(1, flagSeen.get(), "and saw leaseLost()");
+            assertTrue(other.complete(stolen, Sync.COMPLETED).done(), "the new owner completes");
+            assertTrue(worker.isRunning());
+        } finally {
+            worker.close();
+        }
+        assertEquals(Sync.COMPLETED, jobs.sync(1));
+        assertEquals(2, ((Number) jobs.get(1, "attempts")).intValue());
+    }
+
+    @Test
     void healthIsMeasuredByTheDatabase() {
         jobs.insert(1, 5, Payment.PAID);
         jobs.insert(6, 2, Payment.PENDING);
