@@ -108,6 +108,21 @@ public final class Baton {
         return new Schema(engine);
     }
 
+    /**
+     * The transactional outbox in {@code table} with default {@link Outbox.Options}. On MySQL and MariaDB this
+     * connects once to check strict mode.
+     *
+     * @throws ConfigurationException if the database would silently truncate payloads
+     */
+    public Outbox outbox(String table) {
+        return new Outbox(this, table, Outbox.Options.defaults());
+    }
+
+    /** The transactional outbox in {@code table} with the given options. */
+    public Outbox outbox(String table, Outbox.Options options) {
+        return new Outbox(this, table, options);
+    }
+
     /** Internal: the engine behind this instance, for the other Baton modules. */
     Engine engine() {
         return engine;

@@ -81,6 +81,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final String nextAttemptColumn;
     private final String errorColumn;
     private final String ageColumn;
+    private final SqlFragment pickGuard;
 
     private final String qTable;
     private final String qId;
@@ -121,6 +122,27 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.ageColumn = b.ageColumn;
 
         Dialect d = engine.dialect();
+        if (b.orderKeyColumn == null) {
+            this.pickGuard = null;
+        } else {
+            String[] parts = Identifiers.splitTable(table);
+            String self = Identifiers.quote(d, parts[parts.length - 1]);
+            String key = Identifiers.quote(d, b.orderKeyColumn);
+            String id = Identifiers.quote(d, idColumn);
+            List<Object> blocking = new ArrayList<>();
+            blocking.add(machine.code(claimable));
+            blocking.add(machine.code(processing));
+            if (sending != null) {
+                blocking.add(machine.code(sending));
+                blocking.add(machine.code(unknown));
+            }
+            SqlFragment states = d.stateIn("baton_prior." + Identifiers.quote(d, stateColumn), blocking);
+            this.pickGuard = new SqlFragment(
+                    "NOT EXISTS (SELECT 1 FROM " + Identifiers.quoteTable(d, table) + " baton_prior WHERE baton_prior."
+                            + key + " = " + self + "." + key + " AND baton_prior." + id + " < " + self + "." + id
+                            + " AND " + states.sql() + ")",
+                    states.binds());
+        }
         this.qTable = Identifiers.quoteTable(d, table);
         this.qId = Identifiers.quote(d, idColumn);
         this.qState = Identifiers.quote(d, stateColumn);
@@ -248,7 +270,7 @@ public final class ClaimQueue<S extends Enum<S>> {
                 qState + " = ?, " + qLease + " = " + d.plusMillis(d.currentTimestamp(), lease.toMillis()) + ", "
                         + qToken + " = ?, " + qAttempts + " = " + qAttempts + " + 1",
                 List.of(new Param(0), new Param(1)));
-        return new ClaimSpec(qTable, qId, claimWhere, qOrderBy, set, returning, n);
+        return new ClaimSpec(qTable, qId, claimWhere, qOrderBy, set, returning, n, pickGuard);
     }
 
     private List<ClaimedRow<S>> toRows(List<Object[]> rows, long token) {
@@ -924,6 +946,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         private String nextAttemptColumn = "next_attempt_at";
         private String errorColumn = "last_error";
         private String ageColumn;
+        private String orderKeyColumn;
 
         Builder(Engine engine, String name) {
             this.engine = engine;
@@ -1027,6 +1050,17 @@ public final class ClaimQueue<S extends Enum<S>> {
             this.attemptsColumn = Identifiers.check(attempts);
             this.nextAttemptColumn = Identifiers.check(nextAttempt);
             this.errorColumn = Identifiers.check(error);
+            return this;
+        }
+
+        /**
+         * Claims rows that share a value of {@code keyColumn} one at a time, in id order: a row is not claimed while an
+         * earlier row with the same key is claimable (even if waiting for a retry) or being processed. Rows with a
+         * NULL key are not ordered. Needs an index on {@code (keyColumn, id)}. Order follows ids, so it holds for rows
+         * of one key written one after another (as an aggregate's row lock makes them), not for concurrent writers.
+         */
+        public Builder<S> orderedPerKey(String keyColumn) {
+            this.orderKeyColumn = Identifiers.check(keyColumn);
             return this;
         }
 

@@ -54,6 +54,28 @@ public final class Schema {
     }
 
     /**
+     * The statements that create an outbox table named {@code table}, without trailing semicolons. Runs no SQL.
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier, or too long for its index names
+     */
+    public List<String> outboxDdl(String table) {
+        Dialect d = engine.dialect();
+        index(table, "_dedup");
+        index(table, "_claim");
+        String[] parts = Identifiers.splitTable(table);
+        return d.outboxDdl(Identifiers.quoteTable(d, table), parts[parts.length - 1]);
+    }
+
+    /**
+     * Creates the outbox table ({@link #outboxDdl}) unless a table of that name exists; safe to call at every start.
+     *
+     * @return true if this call created the table, false if it existed
+     */
+    public boolean createOutboxTable(String table) {
+        return create(table, outboxDdl(table));
+    }
+
+    /**
      * Creates the idempotency-key table ({@link #idempotencyKeysDdl}) unless a table of that name exists; safe to call
      * at every start, also from several processes at once. Does not check the columns of an existing table.
      *

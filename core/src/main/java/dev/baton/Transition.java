@@ -72,6 +72,11 @@ public final class Transition<S extends Enum<S>> {
         nows.add(now);
     }
 
+    /** The table this transition is on. */
+    StateTable<S> stateTable() {
+        return table;
+    }
+
     /** The SQL text this transition runs (values are bind parameters), for logs and exact-SQL tests. */
     public String sql() {
         return table.transitionSql(sources, columns, nows).sql();
@@ -126,7 +131,8 @@ public final class Transition<S extends Enum<S>> {
         }
     }
 
-    private TransitionResult<S> execute(Connection c) throws SQLException {
+    /** Runs the statement on {@code c} as it is (no savepoint, no listeners); a unique violation is a Conflict. */
+    TransitionResult<S> execute(Connection c) throws SQLException {
         StateMachine<S> machine = table.machine();
         StateTable.RenderedTransition rendered = table.transitionSql(sources, columns, nows);
         int count;

@@ -15,6 +15,9 @@ import java.util.List;
  * @param set the assignments, e.g. {@code "state" = ?, "attempts" = "attempts" + 1}
  * @param returning quoted columns to return; empty to return only the row count
  * @param limit the batch size, rendered into the SQL text (validated and bounded, see DESIGN.md §4)
+ * @param pickGuard an extra guard applied only when picking rows, not repeated in the update (e.g. per-key ordering,
+ *     a {@code NOT EXISTS} over the same table, which MySQL does not allow in an UPDATE), or {@code null}; it may
+ *     refer to the picked row as {@code <bare quoted table>.<column>}
  */
 public record ClaimSpec(
         String table,
@@ -23,7 +26,25 @@ public record ClaimSpec(
         List<String> orderBy,
         SqlFragment set,
         List<String> returning,
-        int limit) {
+        int limit,
+        SqlFragment pickGuard) {
+
+    /** A spec without a pick-only guard. */
+    public ClaimSpec(
+            String table,
+            String idColumn,
+            SqlFragment where,
+            List<String> orderBy,
+            SqlFragment set,
+            List<String> returning,
+            int limit) {
+        this(table, idColumn, where, orderBy, set, returning, limit, null);
+    }
+
+    /** The guard for picking rows: {@code where}, and the pick-only guard if there is one. */
+    public SqlFragment pickWhere() {
+        return pickGuard == null ? where : SqlFragment.join(" AND ", List.of(where, pickGuard));
+    }
 
     /** Copies the lists. */
     public ClaimSpec {

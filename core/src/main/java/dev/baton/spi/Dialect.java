@@ -131,6 +131,22 @@ public interface Dialect {
     }
 
     /**
+     * The DDL of Baton's outbox table, statement by statement without a trailing {@code ;}: an identity primary key
+     * {@code id}; {@code topic}, {@code msg_key}, {@code dedup_key} (text up to 255 characters, compared exactly;
+     * dedup unique where not null); {@code payload} (binary), {@code headers} (text); the claim queue's columns
+     * {@code status}, {@code lease_until}, {@code claim_token}, {@code attempts}, {@code next_attempt_at},
+     * {@code last_error}; {@code created_at}; indexes {@code (status, id)} and {@code (msg_key, id)}. Must equal the
+     * shipped resource {@code V3__baton_outbox.sql} for the default names.
+     *
+     * @param quotedTable the quoted table
+     * @param bareTable the table's bare name, from which index names are derived (validated, unquoted)
+     * @throws dev.baton.UnsupportedDatabaseException by default: a dialect that ships no DDL
+     */
+    default java.util.List<String> outboxDdl(String quotedTable, String bareTable) {
+        throw new dev.baton.UnsupportedDatabaseException("dialect " + name() + " ships no outbox table");
+    }
+
+    /**
      * An insert of one row that inserts nothing (update count 0) when a row with the same key exists, and leaves the
      * caller's transaction usable either way. Each element of {@code values} is {@code ?} or an SQL expression such as
      * {@link #currentTimestamp()}; the statement must bind each {@code ?} exactly once, in column order.

@@ -98,14 +98,14 @@ public final class MySqlDialect implements Dialect {
                 .append(" FROM ")
                 .append(spec.table())
                 .append(" WHERE ")
-                .append(spec.where().sql());
+                .append(spec.pickWhere().sql());
         if (!spec.orderBy().isEmpty()) {
             sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
         }
         sql.append(" LIMIT ").append(spec.limit()).append(" FOR UPDATE SKIP LOCKED");
         List<String> problems = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            Rows.bind(ps, 1, SqlFragment.resolve(spec.where().binds(), args));
+            Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String type = rs.getString("type");
@@ -184,7 +184,7 @@ public final class MySqlDialect implements Dialect {
                 .append(" FROM ")
                 .append(spec.table())
                 .append(" WHERE ")
-                .append(spec.where().sql());
+                .append(spec.pickWhere().sql());
         if (!spec.orderBy().isEmpty()) {
             select.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
         }
@@ -195,6 +195,7 @@ public final class MySqlDialect implements Dialect {
         String updateSuffix = ") AND " + spec.where().sql();
         String readPrefix = "SELECT " + String.join(", ", spec.returning()) + " FROM " + spec.table() + " WHERE "
                 + spec.idColumn() + " IN (";
+        List<Object> pickBinds = spec.pickWhere().binds();
         List<Object> whereBinds = spec.where().binds();
         List<Object> setBinds = spec.set().binds();
         int width = spec.returning().size();
@@ -206,7 +207,7 @@ public final class MySqlDialect implements Dialect {
         return ClaimStatement.of(text, (connection, args) -> {
             List<Object> ids = new ArrayList<>();
             try (PreparedStatement ps = connection.prepareStatement(selectSql)) {
-                Rows.bind(ps, 1, SqlFragment.resolve(whereBinds, args));
+                Rows.bind(ps, 1, SqlFragment.resolve(pickBinds, args));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getObject(1));
@@ -270,5 +271,29 @@ public final class MySqlDialect implements Dialect {
     @Override
     public List<String> storageProblems(javax.sql.DataSource dataSource, long largestValueBytes) throws SQLException {
         return MySqlLibraryTables.storageProblems(dataSource, largestValueBytes);
+    }
+
+    /** Text columns of the outbox compare byte for byte: keys differing in case or trailing spaces are different. */
+    @Override
+    public List<String> outboxDdl(String quotedTable, String bareTable) {
+        return List.of(
+                "CREATE TABLE " + quotedTable + " (\n"
+                        + "    `id` BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
+                        + "    `topic` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,\n"
+                        + "    `msg_key` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
+                        + "    `dedup_key` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
+                        + "    `payload` LONGBLOB NOT NULL,\n"
+                        + "    `headers` TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
+                        + "    `status` INT NOT NULL,\n"
+                        + "    `lease_until` TIMESTAMP(6) NULL,\n"
+                        + "    `claim_token` BIGINT NULL,\n"
+                        + "    `attempts` INT NOT NULL DEFAULT 0,\n"
+                        + "    `next_attempt_at` TIMESTAMP(6) NULL,\n"
+                        + "    `last_error` VARCHAR(1000) NULL,\n"
+                        + "    `created_at` TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)\n"
+                        + ") ENGINE=InnoDB",
+                "CREATE UNIQUE INDEX " + quote(bareTable + "_dedup") + " ON " + quotedTable + " (`dedup_key`)",
+                "CREATE INDEX " + quote(bareTable + "_claim") + " ON " + quotedTable + " (`status`, `id`)",
+                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " (`msg_key`, `id`)");
     }
 }

@@ -135,15 +135,15 @@ public final class SqlServerDialect implements Dialect {
         List<Object> binds = new ArrayList<>();
         if (spec.orderBy().isEmpty()) {
             sql = "UPDATE TOP (" + spec.limit() + ") " + spec.table() + hints + " SET "
-                    + spec.set().sql() + output + " WHERE " + spec.where().sql();
+                    + spec.set().sql() + output + " WHERE " + spec.pickWhere().sql();
             binds.addAll(spec.set().binds());
-            binds.addAll(spec.where().binds());
+            binds.addAll(spec.pickWhere().binds());
         } else {
             sql = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") * FROM " + spec.table() + hints + " WHERE "
-                    + spec.where().sql() + " ORDER BY " + String.join(", ", spec.orderBy())
+                    + spec.pickWhere().sql() + " ORDER BY " + String.join(", ", spec.orderBy())
                     + ") UPDATE baton_claim SET "
                     + spec.set().sql() + output + " WHERE " + spec.where().sql();
-            binds.addAll(spec.where().binds());
+            binds.addAll(spec.pickWhere().binds());
             binds.addAll(spec.set().binds());
             binds.addAll(spec.where().binds());
         }
@@ -186,5 +186,30 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
         return SqlServerLibraryTables.deleteBatch(quotedTable, where, limit);
+    }
+
+    /** A filtered unique index: SQL Server's UNIQUE would allow one NULL dedup key only. */
+    @Override
+    public List<String> outboxDdl(String quotedTable, String bareTable) {
+        return List.of(
+                "CREATE TABLE " + quotedTable + " (\n"
+                        + "    [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,\n"
+                        + "    [topic] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NOT NULL,\n"
+                        + "    [msg_key] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NULL,\n"
+                        + "    [dedup_key] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NULL,\n"
+                        + "    [payload] VARBINARY(MAX) NOT NULL,\n"
+                        + "    [headers] NVARCHAR(MAX) NULL,\n"
+                        + "    [status] INT NOT NULL,\n"
+                        + "    [lease_until] DATETIME2(6) NULL,\n"
+                        + "    [claim_token] BIGINT NULL,\n"
+                        + "    [attempts] INT NOT NULL DEFAULT 0,\n"
+                        + "    [next_attempt_at] DATETIME2(6) NULL,\n"
+                        + "    [last_error] NVARCHAR(1000) NULL,\n"
+                        + "    [created_at] DATETIME2(6) NOT NULL\n"
+                        + ")",
+                "CREATE UNIQUE INDEX " + quote(bareTable + "_dedup") + " ON " + quotedTable
+                        + " ([dedup_key]) WHERE [dedup_key] IS NOT NULL",
+                "CREATE INDEX " + quote(bareTable + "_claim") + " ON " + quotedTable + " ([status], [id])",
+                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " ([msg_key], [id])");
     }
 }

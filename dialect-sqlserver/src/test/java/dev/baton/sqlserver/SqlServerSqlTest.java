@@ -90,6 +90,37 @@ class SqlServerSqlTest {
     }
 
     @Test
+    void outboxTableAndItsOrderedClaim() throws Exception {
+        List<String> ddl = baton.schema().outboxDdl("baton_outbox");
+        String script;
+        try (java.io.InputStream in =
+                getClass().getClassLoader().getResourceAsStream("dev/baton/sqlserver/V3__baton_outbox.sql")) {
+            script = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        String body = script.lines()
+                .filter(l -> !l.startsWith("--"))
+                .collect(java.util.stream.Collectors.joining("\n"))
+                .strip();
+        assertEquals(String.join(";\n\n", ddl) + ";", body, "the shipped resource is what the helper runs");
+        assertEquals(
+                "CREATE UNIQUE INDEX [baton_outbox_dedup] ON [baton_outbox] ([dedup_key]) WHERE [dedup_key] IS NOT NULL",
+                ddl.get(1));
+        String claim = baton.outbox("baton_outbox").queue().claimSql(20).get(0);
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (20) * FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                        + " [status] = ? AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
+                        + " NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
+                        + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status]"
+                        + " IN (?, ?)) ORDER BY [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
+                        + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
+                        + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
+                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload] WHERE [status] = ? AND"
+                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
+                claim);
+        parse(claim);
+    }
+
+    @Test
     void namesAreBracketQuotedAndValidated() {
         assertThrows(InvalidIdentifierException.class, () -> baton.table("a]b"));
         assertThrows(InvalidIdentifierException.class, () -> baton.table("x".repeat(129)));

@@ -102,6 +102,42 @@ public final class ShiftedClockDialect implements Dialect {
     }
 
     @Override
+    public List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
+        return delegate.idempotencyKeysDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public List<String> inboxDdl(String quotedTable, String quotedIndex) {
+        return delegate.inboxDdl(quotedTable, quotedIndex);
+    }
+
+    @Override
+    public List<String> outboxDdl(String quotedTable, String bareTable) {
+        return delegate.outboxDdl(quotedTable, bareTable);
+    }
+
+    @Override
+    public String insertIfAbsent(
+            String quotedTable, List<String> quotedColumns, List<String> values, List<String> quotedKeyColumns) {
+        return delegate.insertIfAbsent(quotedTable, quotedColumns, values, quotedKeyColumns);
+    }
+
+    @Override
+    public String lockingSelect(String quotedTable, String columns, String where) {
+        return delegate.lockingSelect(quotedTable, columns, where);
+    }
+
+    @Override
+    public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
+        return delegate.deleteBatch(quotedTable, quotedKeyColumns, where, limit);
+    }
+
+    @Override
+    public List<String> storageProblems(javax.sql.DataSource dataSource, long largestValueBytes) throws SQLException {
+        return delegate.storageProblems(dataSource, largestValueBytes);
+    }
+
+    @Override
     public String columnType(ColumnType type) {
         return delegate.columnType(type);
     }

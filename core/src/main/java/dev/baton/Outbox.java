@@ -1,0 +1,401 @@
+package dev.baton;
+
+import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
+import dev.baton.internal.KeyText;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A transactional outbox: messages are written in the caller's transaction, next to the state change they announce,
+ * and delivered after it commits by a claim queue and a worker, at least once, each message by one worker at a time,
+ * in enqueue order per key. Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE);
+ * Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
+ *
+ * // the callback: the transition and its announcement commit together, or not at all
+ * TransitionResult<Payment> r = outbox.transitionAndEnqueue(
+ *     orders.transition(orderId, Payment.PENDING, Payment.PAID).set("payment_transaction_id", txId),
+ *     Message.of("order.paid", "{\"order\":" + orderId + "}").key("order-" + orderId));
+ *
+ * // the dispatcher, on every host
+ * Worker dispatcher = outbox.dispatcher(message -> broker.publish(message.topic(), message.payload()))
+ *     .batchSize(100).start();
+ * }</pre>
+ */
+public final class Outbox {
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = "baton_outbox";
+    /** Rows deleted per statement by {@link #purgeDelivered}. */
+    public static final int PURGE_BATCH = 500;
+
+    /** A message's delivery state. */
+    public enum Status {
+        /** Waiting for delivery (or for a retry). */
+        PENDING(0),
+        /** Claimed by a dispatcher. */
+        PROCESSING(1),
+        /** Delivered. */
+        DELIVERED(2),
+        /** Gave up after the last attempt. */
+        DEAD(3);
+
+        private final int code;
+
+        Status(int code) {
+            this.code = code;
+        }
+
+        /** The stored code. */
+        public int code() {
+            return code;
+        }
+
+        /** The machine of the status column. */
+        public static final StateMachine<Status> MACHINE = StateMachine.of(Status.class)
+                .name("outbox")
+                .storedAs(Status::code)
+                .initial(PENDING)
+                .allow(PENDING, PROCESSING)
+                .allow(PROCESSING, PENDING, DELIVERED, DEAD)
+                .terminal(DELIVERED, DEAD)
+                .build();
+    }
+
+    /**
+     * Delivers one message; returning normally marks it delivered, throwing schedules a retry.
+     */
+    @FunctionalInterface
+    public interface Sink {
+        /** Delivers the message (at least once: use {@link OutboxMessage#idempotencyKey()} where the sink can). */
+        void deliver(OutboxMessage message) throws Exception;
+    }
+
+    /**
+     * Settings of an outbox. Immutable; each method returns new options.
+     *
+     * @param maxPayloadBytes largest payload accepted, checked before any SQL (default 1 MiB)
+     * @param orderedPerKey whether messages with one key are delivered one at a time in enqueue order (default true)
+     * @param lease how long a dispatcher holds a message (default 1 minute)
+     * @param retry backoff and attempts before a message is dead (default 1 s doubling to 10 min, 20 attempts)
+     */
+    public record Options(int maxPayloadBytes, boolean orderedPerKey, Duration lease, RetryPolicy retry) {
+        /** Validates. */
+        public Options {
+            if (maxPayloadBytes < 1 || maxPayloadBytes > 64 * 1024 * 1024) {
+                throw new ConfigurationException("maxPayloadBytes must be 1..64 MiB, was " + maxPayloadBytes);
+            }
+            Objects.requireNonNull(lease, "lease");
+            Objects.requireNonNull(retry, "retry");
+        }
+
+        /** The defaults. */
+        public static Options defaults() {
+            return new Options(
+                    1024 * 1024,
+                    true,
+                    Duration.ofMinutes(1),
+                    RetryPolicy.exponential(Duration.ofSeconds(1), 2.0)
+                            .maxDelay(Duration.ofMinutes(10))
+                            .maxAttempts(20));
+        }
+
+        /** With another payload limit. */
+        public Options maxPayloadBytes(int bytes) {
+            return new Options(bytes, orderedPerKey, lease, retry);
+        }
+
+        /** With or without per-key ordering. */
+        public Options orderedPerKey(boolean ordered) {
+            return new Options(maxPayloadBytes, ordered, lease, retry);
+        }
+
+        /** With another lease. */
+        public Options lease(Duration lease) {
+            return new Options(maxPayloadBytes, orderedPerKey, lease, retry);
+        }
+
+        /** With another retry policy. */
+        public Options retry(RetryPolicy retry) {
+            return new Options(maxPayloadBytes, orderedPerKey, lease, retry);
+        }
+    }
+
+    private final Engine engine;
+    private final String table;
+    private final Options options;
+    private final ClaimQueue<Status> queue;
+    private final String insertSql;
+    private final String insertIfAbsentSql;
+    private final String idColumn;
+
+    Outbox(Baton baton, String table, Options options) {
+        this.engine = baton.engine();
+        this.table = table;
+        this.options = Objects.requireNonNull(options, "options");
+        Dialect d = engine.dialect();
+        String q = Identifiers.quoteTable(d, table);
+        List<String> columns = List.of(
+                d.quote("topic"),
+                d.quote("msg_key"),
+                d.quote("payload"),
+                d.quote("headers"),
+                d.quote("dedup_key"),
+                d.quote("status"),
+                d.quote("attempts"),
+                d.quote("created_at"));
+        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.currentTimestamp());
+        this.insertSql =
+                "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
+        this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
+        this.idColumn = "id";
+        ClaimQueue.Builder<Status> b = baton.<Status>queue("outbox:" + table)
+                .table(table)
+                .claim("status", Status.MACHINE, Status.PENDING, Status.PROCESSING)
+                .deadState(Status.DEAD)
+                .select("topic", "msg_key", "dedup_key", "headers", "payload")
+                .lease(options.lease())
+                .retry(options.retry())
+                .ageColumn("created_at");
+        if (options.orderedPerKey()) {
+            b.orderedPerKey("msg_key");
+        }
+        this.queue = b.build();
+        if (d.failedStatementAbortsTransaction() && insertIfAbsentSql.equals(insertSql)) {
+            throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
+                    + " but renders no insert-if-absent: the outbox would break callers' transactions");
+        }
+        List<String> problems;
+        try {
+            problems = d.storageProblems(engine.dataSource(), options.maxPayloadBytes());
+        } catch (SQLException e) {
+            throw new DataAccessException("check how " + d.name() + " stores values", e);
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigurationException("outbox " + table + ": " + String.join("; ", problems));
+        }
+    }
+
+    /** The table. */
+    public String table() {
+        return table;
+    }
+
+    /** The options. */
+    public Options options() {
+        return options;
+    }
+
+    /** The claim queue dispatchers take messages from (for health, verify, and custom workers). */
+    public ClaimQueue<Status> queue() {
+        return queue;
+    }
+
+    /**
+     * Stores a message in the caller's transaction (or, on an autocommit connection, at once). Never commits.
+     *
+     * @return {@link EnqueueResult.Enqueued} with the id, or {@link EnqueueResult.Duplicate} when a message with the
+     *     same dedup key exists (the caller's transaction stays usable)
+     * @throws PayloadTooLargeException if the payload is over {@link Options#maxPayloadBytes} (before any SQL)
+     * @throws IllegalKeyException for an empty, blank or over-long topic, key or dedup key (before any SQL)
+     */
+    public EnqueueResult enqueue(Connection connection, Message message) {
+        Objects.requireNonNull(connection, "connection");
+        check(message);
+        try {
+            return insert(connection, message);
+        } catch (SQLException e) {
+            throw new DataAccessException("enqueue into outbox " + table, e);
+        }
+    }
+
+    /** Stores a message in its own transaction on the data source. */
+    public EnqueueResult enqueue(Message message) {
+        check(message);
+        return engine.autocommit("enqueue into outbox " + table, c -> insert(c, message));
+    }
+
+    /**
+     * Applies a guarded transition and, only if it was {@link TransitionResult.Applied}, enqueues the message, in one
+     * transaction on the data source: a duplicate callback ({@code AlreadyInTarget}) enqueues nothing, and a failure
+     * leaves neither. Transient failures retry the pair.
+     *
+     * @return the transition's result
+     */
+    public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(Transition<S> transition, Message message) {
+        Objects.requireNonNull(transition, "transition");
+        check(message);
+        TransitionResult<S> result = engine.transaction("transition and enqueue into outbox " + table, c -> {
+            TransitionResult<S> r = transition.execute(c);
+            if (r instanceof TransitionResult.Applied<S>) {
+                EnqueueResult e = insert(c, message);
+                if (e instanceof EnqueueResult.Duplicate) {
+                    // the transition applied but its announcement exists: keep both consistent, report the state
+                    return r;
+                }
+            } else if (r instanceof TransitionResult.Conflict<S>) {
+                c.rollback(); // PostgreSQL aborted the transaction; nothing to keep
+            }
+            return r;
+        });
+        if (engine.hasListeners()) {
+            engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
+        }
+        return result;
+    }
+
+    /**
+     * Starts the configuration of a dispatcher: a worker over this outbox's queue whose handler calls {@code sink};
+     * a message is marked delivered when the sink returns, retried with backoff when it throws, dead after the last
+     * attempt.
+     */
+    public Worker.Builder<Status> dispatcher(Sink sink) {
+        Objects.requireNonNull(sink, "sink");
+        return new Worker.Builder<>(queue).handle(row -> {
+            sink.deliver(toMessage(row));
+            return Outcome.complete(Status.DELIVERED);
+        });
+    }
+
+    /** Reads a claimed row as a message. */
+    public OutboxMessage toMessage(ClaimedRow<Status> row) {
+        return new OutboxMessage(
+                ((Number) row.id()).longValue(),
+                (String) row.get("topic"),
+                (String) row.get("msg_key"),
+                (String) row.get("dedup_key"),
+                decodeHeaders((String) row.get("headers")),
+                bytes(row.get("payload")),
+                row.attempt());
+    }
+
+    /**
+     * Deletes delivered messages created more than {@code age} ago (database clock), {@value #PURGE_BATCH} rows per
+     * statement, each in its own transaction, until none is left.
+     *
+     * @return rows deleted
+     */
+    public long purgeDelivered(Duration age) {
+        Objects.requireNonNull(age, "age");
+        if (age.isNegative()) {
+            throw new ConfigurationException("age must not be negative, was " + age);
+        }
+        Dialect d = engine.dialect();
+        String where = d.quote("status") + " = " + Status.DELIVERED.code() + " AND " + d.quote("created_at") + " < "
+                + d.plusMillis(d.currentTimestamp(), -age.toMillis());
+        String sql = d.deleteBatch(Identifiers.quoteTable(d, table), List.of(d.quote(idColumn)), where, PURGE_BATCH);
+        long total = 0;
+        while (true) {
+            int n = engine.transaction("purge outbox " + table, c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    return ps.executeUpdate();
+                }
+            });
+            total += n;
+            if (n < PURGE_BATCH) {
+                return total;
+            }
+        }
+    }
+
+    private void check(Message m) {
+        Objects.requireNonNull(m, "message");
+        KeyText.check("topic", m.topic(), KeyText.COLUMN_LENGTH);
+        if (m.key() != null) {
+            KeyText.check("key", m.key(), KeyText.COLUMN_LENGTH);
+        }
+        if (m.dedupKey() != null) {
+            KeyText.check("dedupKey", m.dedupKey(), KeyText.COLUMN_LENGTH);
+        }
+        if (m.payloadSize() > options.maxPayloadBytes()) {
+            throw new PayloadTooLargeException("payload", m.payloadSize(), options.maxPayloadBytes());
+        }
+    }
+
+    private EnqueueResult insert(Connection c, Message m) throws SQLException {
+        String sql = m.dedupKey() == null ? insertSql : insertIfAbsentSql;
+        try (PreparedStatement ps = c.prepareStatement(sql, new String[] {idColumn})) {
+            ps.setString(1, m.topic());
+            ps.setString(2, m.key());
+            ps.setBytes(3, m.payloadUnsafe());
+            ps.setString(4, m.headers().isEmpty() ? null : encodeHeaders(m.headers()));
+            ps.setString(5, m.dedupKey());
+            ps.setInt(6, Status.PENDING.code());
+            int n;
+            try {
+                n = ps.executeUpdate();
+            } catch (SQLException e) {
+                if (m.dedupKey() != null && engine.dialect().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+                    return new EnqueueResult.Duplicate(m.dedupKey());
+                }
+                throw e;
+            }
+            if (n == 0) {
+                return new EnqueueResult.Duplicate(m.dedupKey());
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new DataAccessException("outbox " + table + ": the driver returned no generated id");
+                }
+                return new EnqueueResult.Enqueued(keys.getLong(1));
+            }
+        }
+    }
+
+    private static byte[] bytes(Object value) {
+        if (value instanceof byte[] b) {
+            return b;
+        }
+        if (value instanceof java.sql.Blob blob) {
+            try {
+                return blob.getBytes(1, (int) blob.length());
+            } catch (SQLException e) {
+                throw new DataAccessException("read outbox payload", e);
+            }
+        }
+        throw new DataAccessException("outbox payload has an unexpected type " + value);
+    }
+
+    /** Headers as lines of {@code name=value}, with {@code %}, {@code =} and line breaks percent-encoded. */
+    static String encodeHeaders(Map<String, String> headers) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : headers.entrySet()) {
+            sb.append(escape(e.getKey()))
+                    .append('=')
+                    .append(escape(e.getValue()))
+                    .append('\n');
+        }
+        return sb.toString();
+    }
+
+    static Map<String, String> decodeHeaders(String text) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (text == null || text.isEmpty()) {
+            return out;
+        }
+        for (String line : text.split("\n")) {
+            int eq = line.indexOf('=');
+            out.put(unescape(line.substring(0, eq)), unescape(line.substring(eq + 1)));
+        }
+        return out;
+    }
+
+    private static String escape(String s) {
+        return s.replace("%", "%25").replace("=", "%3D").replace("\n", "%0A").replace("\r", "%0D");
+    }
+
+    private static String unescape(String s) {
+        return s.replace("%0D", "\r").replace("%0A", "\n").replace("%3D", "=").replace("%25", "%");
+    }
+}

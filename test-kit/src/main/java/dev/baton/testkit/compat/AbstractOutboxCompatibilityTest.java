@@ -1,0 +1,363 @@
+package dev.baton.testkit.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.ClaimedRow;
+import dev.baton.EnqueueResult;
+import dev.baton.IllegalKeyException;
+import dev.baton.Message;
+import dev.baton.Outbox;
+import dev.baton.OutboxMessage;
+import dev.baton.PayloadTooLargeException;
+import dev.baton.RetryPolicy;
+import dev.baton.StateTable;
+import dev.baton.TransitionResult;
+import dev.baton.Worker;
+import dev.baton.testkit.JvmProcess;
+import dev.baton.testkit.TestDatabase;
+import dev.baton.testkit.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The behaviour of the transactional outbox, defined once and run by every dialect module against real servers. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractOutboxCompatibilityTest {
+    private TestDatabase db;
+    private Baton baton;
+    private String table;
+    private String orders;
+    private Outbox outbox;
+
+    /** The database under test. */
+    protected abstract TestDatabase database();
+
+    @BeforeAll
+    void setUp() {
+        db = database();
+        baton = Baton.using(db.dataSource());
+    }
+
+    @BeforeEach
+    void tables() {
+        table = TestDatabases.uniqueName("outbox");
+        assertTrue(baton.schema().createOutboxTable(table));
+        outbox = baton.outbox(
+                table,
+                Outbox.Options.defaults().retry(RetryPolicy.fixed(Duration.ZERO).maxAttempts(3)));
+        orders = TestDatabases.uniqueName("orders");
+        db.execute("CREATE TABLE " + orders + " (id BIGINT PRIMARY KEY, payment_status INT NOT NULL,"
+                + " payment_transaction_id VARCHAR(64) NULL UNIQUE)");
+    }
+
+    @AfterEach
+    void drop() {
+        db.dropTableIfExists(table);
+        db.dropTableIfExists(orders);
+    }
+
+    private int count(String where) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT COUNT(*) FROM " + table + (where.isEmpty() ? "" : " WHERE " + where))) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void shippedDdlResourceIsWhatTheHelperRuns() {
+        String resource = DdlScripts.resource(baton.dialect(), "V3__baton_outbox.sql");
+        assertEquals(
+                DdlScripts.script(baton.schema().outboxDdl(Outbox.DEFAULT_TABLE)),
+                DdlScripts.withoutComments(resource));
+        assertTrue(!baton.schema().createOutboxTable(table), "creating it again is a no-op");
+        outbox.queue().verify(); // the library's own table serves its claim with an index
+    }
+
+    @Test
+    void aRolledBackTransactionLeavesNoMessageAndACommittedOneExactlyOne() throws SQLException {
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertInstanceOf(EnqueueResult.Enqueued.class, outbox.enqueue(c, Message.of("t", "rolled back")));
+            c.rollback();
+            assertInstanceOf(EnqueueResult.Enqueued.class, outbox.enqueue(c, Message.of("t", "committed")));
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertEquals(1, count(""));
+        List<ClaimedRow<Outbox.Status>> rows = outbox.queue().claim(10);
+        assertEquals(1, rows.size());
+        OutboxMessage m = outbox.toMessage(rows.get(0));
+        assertEquals("committed", m.payloadText());
+        assertEquals("t", m.topic());
+        assertEquals(1, m.attempt());
+        assertEquals("outbox:" + m.id(), m.idempotencyKey());
+    }
+
+    @Test
+    void aDuplicateDedupKeyIsReportedAndTheTransactionStaysUsable() throws SQLException {
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertInstanceOf(
+                    EnqueueResult.Enqueued.class,
+                    outbox.enqueue(c, Message.of("t", "a").dedupKey("d-1")));
+            assertEquals(
+                    new EnqueueResult.Duplicate("d-1"),
+                    outbox.enqueue(c, Message.of("t", "b").dedupKey("d-1")));
+            assertInstanceOf(
+                    EnqueueResult.Enqueued.class,
+                    outbox.enqueue(c, Message.of("t", "c").dedupKey("D-1")),
+                    "dedup keys compare exactly");
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertEquals(2, count(""));
+        assertEquals(
+                new EnqueueResult.Duplicate("d-1"),
+                outbox.enqueue(Message.of("t", "x").dedupKey("d-1")));
+    }
+
+    @Test
+    void headersAndBinaryPayloadsRoundTrip() {
+        byte[] payload = {0, 1, 2, (byte) 0xff, 10, 13};
+        outbox.enqueue(Message.of("bin", payload).key("k").header("a", "1").header("x=y", "line\nbreak %25"));
+        OutboxMessage m = outbox.toMessage(outbox.queue().claim(1).get(0));
+        assertTrue(java.util.Arrays.equals(payload, m.payload()));
+        assertEquals(Map.of("a", "1", "x=y", "line\nbreak %25"), m.headers());
+        assertEquals("k", m.key());
+    }
+
+    @Test
+    void concurrentIdenticalCallbacksApplyOnceAndEnqueueOnce() throws Exception {
+        db.execute("INSERT INTO " + orders + " (id, payment_status) VALUES (1, 0), (2, 0)");
+        StateTable<Payment> payments = baton.table(orders).state("payment_status", Payment.MACHINE);
+        List<TransitionResult<Payment>> results = Races.run(
+                50,
+                i -> outbox.transitionAndEnqueue(
+                        payments.transition(1L, Payment.PENDING, Payment.PAID).set("payment_transaction_id", "tx-1"),
+                        Message.of("order.paid", "1").key("order-1")));
+        assertEquals(1, results.stream().filter(TransitionResult::applied).count(), results.toString());
+        assertEquals(
+                49,
+                results.stream()
+                        .filter(r -> r instanceof TransitionResult.AlreadyInTarget)
+                        .count());
+        assertEquals(1, count(""), "exactly one message for the applied transition");
+        // a rejected transition and a conflicting one enqueue nothing
+        assertInstanceOf(
+                TransitionResult.Rejected.class,
+                outbox.transitionAndEnqueue(
+                        payments.transition(1L, Payment.PENDING, Payment.FAILED), Message.of("order.failed", "1")));
+        assertInstanceOf(
+                TransitionResult.Conflict.class,
+                outbox.transitionAndEnqueue(
+                        payments.transition(2L, Payment.PENDING, Payment.PAID).set("payment_transaction_id", "tx-1"),
+                        Message.of("order.paid", "2")));
+        assertEquals(1, count(""));
+    }
+
+    @Test
+    void dispatchersDeliverEveryMessageOnceRetryingFailures() throws Exception {
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            outbox.enqueue(Message.of("t", "m" + i));
+        }
+        Map<Long, Integer> delivered = new ConcurrentHashMap<>();
+        Map<Long, Integer> tries = new ConcurrentHashMap<>();
+        List<Worker> workers = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            workers.add(outbox.dispatcher(m -> {
+                        int attempt = tries.merge(m.id(), 1, Integer::sum);
+                        if (m.id() % 10 == 0 && attempt == 1) {
+                            throw new IllegalStateException("broker hiccup");
+                        }
+                        if (m.id() % 97 == 0) {
+                            throw new IllegalStateException("poison");
+                        }
+                        delivered.merge(m.id(), 1, Integer::sum);
+                    })
+                    .batchSize(25)
+                    .concurrency(2)
+                    .pollInterval(Duration.ofMillis(10), Duration.ofMillis(100))
+                    .start());
+        }
+        try {
+            for (int i = 0; i < 600 && count("status IN (0, 1)") > 0; i++) {
+                Thread.sleep(100);
+            }
+        } finally {
+            workers.forEach(Worker::close);
+        }
+        int poison = count("status = 3");
+        assertTrue(poison >= 1, "poison messages went dead");
+        assertEquals(n - poison, delivered.size());
+        assertTrue(delivered.values().stream().allMatch(v -> v == 1), "each message delivered once");
+        assertEquals(n - poison, count("status = 2"));
+    }
+
+    @Test
+    void messagesOfOneKeyAreDeliveredInEnqueueOrder() throws Exception {
+        int n = 1000;
+        int keys = 20;
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < n; i++) {
+                outbox.enqueue(c, Message.of("t", "m" + i).key("k" + (i % keys)));
+            }
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        Map<String, List<Long>> order = new ConcurrentHashMap<>();
+        AtomicInteger inFlightSameKey = new AtomicInteger();
+        Map<String, AtomicInteger> busy = new ConcurrentHashMap<>();
+        CountDownLatch all = new CountDownLatch(n);
+        List<Worker> workers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            workers.add(outbox.dispatcher(m -> {
+                        if (busy.computeIfAbsent(m.key(), k -> new AtomicInteger())
+                                        .incrementAndGet()
+                                > 1) {
+                            inFlightSameKey.incrementAndGet();
+                        }
+                        order.computeIfAbsent(m.key(), k -> Collections.synchronizedList(new ArrayList<>()))
+                                .add(m.id());
+                        if (m.id() % 7 == 0 && m.attempt() == 1) {
+                            busy.get(m.key()).decrementAndGet();
+                            throw new IllegalStateException("retry me"); // a retry must not let later ones pass
+                        }
+                        busy.get(m.key()).decrementAndGet();
+                        all.countDown();
+                    })
+                    .batchSize(10)
+                    .concurrency(2)
+                    .pollInterval(Duration.ofMillis(10), Duration.ofMillis(100))
+                    .start());
+        }
+        try {
+            assertTrue(all.await(120, TimeUnit.SECONDS), "all delivered");
+        } finally {
+            workers.forEach(Worker::close);
+        }
+        assertEquals(0, inFlightSameKey.get(), "never two messages of one key at once");
+        for (Map.Entry<String, List<Long>> e : order.entrySet()) {
+            List<Long> ids = new ArrayList<>(e.getValue());
+            List<Long> firstSeen = new ArrayList<>();
+            for (Long id : ids) {
+                if (firstSeen.isEmpty() || !firstSeen.get(firstSeen.size() - 1).equals(id)) {
+                    firstSeen.add(id);
+                }
+            }
+            List<Long> sorted = new ArrayList<>(firstSeen);
+            Collections.sort(sorted);
+            assertEquals(sorted, firstSeen, "key " + e.getKey() + " delivered in enqueue order");
+        }
+        assertEquals(keys, order.size());
+    }
+
+    @Test
+    void twoDispatcherProcessesDeliverEachMessageOnce() throws Exception {
+        int n = 2000;
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < n; i++) {
+                outbox.enqueue(c, Message.of("t", "m" + i).key(i % 3 == 0 ? null : "k" + (i % 50)));
+            }
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        List<String> lines = new ArrayList<>();
+        List<JvmProcess> procs = new ArrayList<>();
+        try {
+            for (int p = 0; p < 2; p++) {
+                procs.add(JvmProcess.builder(OutboxDispatcherMain.class)
+                        .jvmArgs("-Xmx256m")
+                        .args(
+                                db.jdbcUrl(),
+                                db.user(),
+                                db.password() == null || db.password().isEmpty() ? "-" : db.password(),
+                                table,
+                                "4")
+                        .start());
+            }
+            for (JvmProcess p : procs) {
+                assertTrue(p.waitFor(Duration.ofMinutes(3)), String.join("\n", p.outputLines()));
+                assertEquals(0, p.exitValue(), String.join("\n", p.outputLines()));
+                lines.addAll(p.outputLines());
+            }
+        } finally {
+            procs.forEach(JvmProcess::close);
+        }
+        Map<Long, Integer> delivered = new HashMap<>();
+        for (String l : lines) {
+            if (l.startsWith("DELIVER ")) {
+                delivered.merge(Long.parseLong(l.split(" ")[1]), 1, Integer::sum);
+            }
+        }
+        assertEquals(n, delivered.size(), "every message delivered");
+        assertTrue(delivered.values().stream().allMatch(v -> v == 1), "no message delivered twice");
+        assertEquals(n, count("status = 2"));
+    }
+
+    @Test
+    void deliveredMessagesArePurgedByAge() {
+        for (int i = 0; i < 30; i++) {
+            outbox.enqueue(Message.of("t", "m" + i));
+        }
+        List<ClaimedRow<Outbox.Status>> rows = outbox.queue().claim(20);
+        for (ClaimedRow<Outbox.Status> r : rows) {
+            outbox.queue().complete(r, Outbox.Status.DELIVERED);
+        }
+        assertEquals(0, outbox.purgeDelivered(Duration.ofHours(1)), "too young");
+        Baton later = Baton.builder(db.dataSource())
+                .dialect(new ShiftedClockDialect(
+                        baton.dialect(), Duration.ofHours(2).toMillis()))
+                .build();
+        assertEquals(20, later.outbox(table).purgeDelivered(Duration.ofHours(1)));
+        assertEquals(10, count(""), "pending messages stay");
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnySql() {
+        Outbox small = baton.outbox(table, Outbox.Options.defaults().maxPayloadBytes(16));
+        assertThrows(PayloadTooLargeException.class, () -> small.enqueue(Message.of("t", new byte[17])));
+        assertThrows(IllegalKeyException.class, () -> outbox.enqueue(Message.of("", "x")));
+        assertThrows(IllegalKeyException.class, () -> outbox.enqueue(Message.of(" ", "x")));
+        assertThrows(IllegalKeyException.class, () -> outbox.enqueue(Message.of("x".repeat(256), "x")));
+        assertThrows(
+                IllegalKeyException.class,
+                () -> outbox.enqueue(Message.of("t", "x").key("")));
+        assertThrows(
+                IllegalKeyException.class,
+                () -> outbox.enqueue(Message.of("t", "x").dedupKey("k".repeat(300))));
+        assertThrows(NullPointerException.class, () -> outbox.enqueue((Message) null));
+        assertThrows(NullPointerException.class, () -> Message.of(null, "x"));
+        assertThrows(dev.baton.ConfigurationException.class, () -> Outbox.Options.defaults()
+                .maxPayloadBytes(0));
+        assertThrows(dev.baton.InvalidIdentifierException.class, () -> baton.outbox("outbox; DROP TABLE x"));
+        assertEquals(0, count(""), "nothing written");
+    }
+}
