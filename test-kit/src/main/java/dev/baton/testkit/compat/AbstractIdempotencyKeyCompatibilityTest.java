@@ -37,7 +37,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -491,8 +490,11 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
 
     @Test
     void mysqlWithoutStrictModeIsRefusedAtStartUp() throws SQLException {
-        Assumptions.assumeTrue(
-                kind == DatabaseKind.MARIADB || kind == DatabaseKind.MYSQL, "only MySQL and MariaDB truncate");
+        if (kind != DatabaseKind.MARIADB && kind != DatabaseKind.MYSQL) {
+            // only MySQL and MariaDB truncate silently; elsewhere the storage check finds nothing to refuse
+            assertEquals(List.of(), baton.dialect().storageProblems(db.dataSource(), 16 * 1024 * 1024));
+            return;
+        }
         Baton lax = Baton.builder(new SessionDataSource(db, "SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'"))
                 .build();
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> lax.idempotencyKeys(table));

@@ -464,6 +464,36 @@ public abstract class AbstractTransitionCompatibilityTest {
     }
 
     @Test
+    void aLostConnectionIsRetriedOnAFreshOne() {
+        long id = newOrder(Payment.PENDING);
+        AtomicLong retries = new AtomicLong();
+        Baton flaky = Baton.builder(new KilledFirstConnection(db, 1))
+                .dialect(baton.dialect())
+                .listener(new BatonListener() {
+                    @Override
+                    public void onTransientRetry(String operation, int attempt, SQLException cause) {
+                        retries.incrementAndGet();
+                    }
+                })
+                .build();
+        StateTable<Payment> t = flaky.table(orders).state("payment_status", Payment.MACHINE);
+        assertEquals(
+                new TransitionResult.Applied<>(id, Payment.PAID),
+                t.transition(id, Payment.PAID).apply());
+        assertEquals(1, retries.get(), "the terminated connection was classified as lost and retried once");
+        Baton dead = Baton.builder(new KilledFirstConnection(db, 100))
+                .dialect(baton.dialect())
+                .transientRetry(
+                        dev.baton.RetryPolicy.fixed(Duration.ofMillis(1)).maxAttempts(2))
+                .build();
+        dev.baton.DataAccessException e = assertThrows(dev.baton.DataAccessException.class, () -> dead.table(orders)
+                .state("payment_status", Payment.MACHINE)
+                .transition(id, Payment.PAID)
+                .apply());
+        assertTrue(e.getMessage().contains("after 2 attempts"), e.getMessage());
+    }
+
+    @Test
     void listenersSeeCommittedResultsAndCannotBreakThem() {
         List<TransitionResult<?>> seen = new CopyOnWriteArrayList<>();
         Baton listening = Baton.builder(db.dataSource())
