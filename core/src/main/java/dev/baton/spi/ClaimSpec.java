@@ -46,6 +46,23 @@ public record ClaimSpec(
         return pickGuard == null ? where : SqlFragment.join(" AND ", List.of(where, pickGuard));
     }
 
+    /**
+     * {@code SELECT <columns> FROM <table> WHERE <pickWhere> [ORDER BY <orderBy>]}: the picking query, without its
+     * limit and locking clause, which differ per database. Its binds are {@link #pickWhere()}'s.
+     */
+    public String pickSql(String columns) {
+        StringBuilder sql = new StringBuilder("SELECT ")
+                .append(columns)
+                .append(" FROM ")
+                .append(table)
+                .append(" WHERE ")
+                .append(pickWhere().sql());
+        if (!orderBy.isEmpty()) {
+            sql.append(" ORDER BY ").append(String.join(", ", orderBy));
+        }
+        return sql.toString();
+    }
+
     /** Copies the lists. */
     public ClaimSpec {
         orderBy = List.copyOf(orderBy);

@@ -93,18 +93,9 @@ public final class MySqlDialect implements Dialect {
      */
     @Override
     public Optional<String> claimPlanProblem(Connection c, ClaimSpec spec, Object[] args) throws SQLException {
-        StringBuilder sql = new StringBuilder("EXPLAIN SELECT ")
-                .append(spec.idColumn())
-                .append(" FROM ")
-                .append(spec.table())
-                .append(" WHERE ")
-                .append(spec.pickWhere().sql());
-        if (!spec.orderBy().isEmpty()) {
-            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
-        }
-        sql.append(" LIMIT ").append(spec.limit()).append(" FOR UPDATE SKIP LOCKED");
+        String sql = "EXPLAIN " + lockingPick(spec);
         List<String> problems = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -177,19 +168,14 @@ public final class MySqlDialect implements Dialect {
         };
     }
 
+    /** The claim's first statement: the locking read that picks the batch. */
+    private static String lockingPick(ClaimSpec spec) {
+        return spec.pickSql(spec.idColumn()) + " LIMIT " + spec.limit() + " FOR UPDATE SKIP LOCKED";
+    }
+
     @Override
     public ClaimStatement claimStatement(ClaimSpec spec) {
-        StringBuilder select = new StringBuilder("SELECT ")
-                .append(spec.idColumn())
-                .append(" FROM ")
-                .append(spec.table())
-                .append(" WHERE ")
-                .append(spec.pickWhere().sql());
-        if (!spec.orderBy().isEmpty()) {
-            select.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
-        }
-        select.append(" LIMIT ").append(spec.limit()).append(" FOR UPDATE SKIP LOCKED");
-        String selectSql = select.toString();
+        String selectSql = lockingPick(spec);
         String updatePrefix =
                 "UPDATE " + spec.table() + " SET " + spec.set().sql() + " WHERE " + spec.idColumn() + " IN (";
         String updateSuffix = ") AND " + spec.where().sql();

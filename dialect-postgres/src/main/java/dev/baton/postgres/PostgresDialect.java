@@ -74,16 +74,7 @@ public final class PostgresDialect implements Dialect {
      */
     @Override
     public Optional<String> claimPlanProblem(Connection c, ClaimSpec spec, Object[] args) throws SQLException {
-        StringBuilder sql = new StringBuilder("EXPLAIN SELECT ")
-                .append(spec.idColumn())
-                .append(" FROM ")
-                .append(spec.table())
-                .append(" WHERE ")
-                .append(spec.pickWhere().sql());
-        if (!spec.orderBy().isEmpty()) {
-            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
-        }
-        sql.append(" LIMIT ").append(spec.limit());
+        String sql = "EXPLAIN " + spec.pickSql(spec.idColumn()) + " LIMIT " + spec.limit();
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         List<String> plan = new ArrayList<>();
@@ -92,7 +83,7 @@ public final class PostgresDialect implements Dialect {
                 s.execute("SET LOCAL enable_seqscan = off");
                 s.execute("SET LOCAL enable_sort = off");
             }
-            try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -189,15 +180,8 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public ClaimStatement claimStatement(ClaimSpec spec) {
-        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (SELECT ")
-                .append(spec.idColumn())
-                .append(" AS baton_claimed_id FROM ")
-                .append(spec.table())
-                .append(" WHERE ")
-                .append(spec.pickWhere().sql());
-        if (!spec.orderBy().isEmpty()) {
-            sql.append(" ORDER BY ").append(String.join(", ", spec.orderBy()));
-        }
+        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (")
+                .append(spec.pickSql(spec.idColumn() + " AS baton_claimed_id"));
         sql.append(" LIMIT ")
                 .append(spec.limit())
                 .append(" FOR NO KEY UPDATE SKIP LOCKED) UPDATE ")

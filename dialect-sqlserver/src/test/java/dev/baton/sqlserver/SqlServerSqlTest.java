@@ -10,14 +10,10 @@ import dev.baton.Condition;
 import dev.baton.InvalidIdentifierException;
 import dev.baton.StateTable;
 import dev.baton.testkit.compat.Payment;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.List;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -145,46 +141,10 @@ class SqlServerSqlTest {
     }
 
     /** A data source for rendering only: Baton never connects when the dialect is given. */
-    static final class NoConnections implements DataSource {
+    static final class NoConnections implements dev.baton.testkit.ConnectionSource {
         @Override
         public Connection getConnection() throws SQLException {
             throw new SQLException("rendering only");
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            throw new SQLException("rendering only");
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {}
-
-        @Override
-        public void setLoginTimeout(int seconds) {}
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

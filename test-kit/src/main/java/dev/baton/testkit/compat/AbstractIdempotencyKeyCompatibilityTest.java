@@ -20,13 +20,11 @@ import dev.baton.PayloadTooLargeException;
 import dev.baton.testkit.DatabaseKind;
 import dev.baton.testkit.TestDatabase;
 import dev.baton.testkit.TestDatabases;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -34,8 +32,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -606,7 +602,8 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
     }
 
     /** New connections (outside any pool) that run one statement first, e.g. to change the session's sql_mode. */
-    static final class SessionDataSource implements DataSource {
+    /** Connections with one session statement run first (e.g. a lax sql_mode). */
+    static final class SessionDataSource implements dev.baton.testkit.ConnectionSource {
         private final TestDatabase db;
         private final String sql;
 
@@ -625,42 +622,6 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
                 throw e;
             }
             return c;
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {}
-
-        @Override
-        public void setLoginTimeout(int seconds) {}
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

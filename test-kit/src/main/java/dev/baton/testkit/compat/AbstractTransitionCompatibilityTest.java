@@ -31,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -522,37 +521,8 @@ public abstract class AbstractTransitionCompatibilityTest {
     }
 
     /** Runs {@code n} calls at once (released together) and returns their results in order. */
-    protected <T> List<T> race(int n, RaceCall<T> call) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch ready = new CountDownLatch(n);
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                int index = i;
-                futures.add(pool.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    return call.call(index);
-                }));
-            }
-            ready.await(30, TimeUnit.SECONDS);
-            go.countDown();
-            List<T> out = new ArrayList<>();
-            for (Future<T> f : futures) {
-                out.add(f.get(60, TimeUnit.SECONDS)); // an exception here fails the test: 0 errors allowed
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    /** One call in a race. */
-    @FunctionalInterface
-    protected interface RaceCall<T> {
-        /** Runs call number {@code index}. */
-        T call(int index) throws Exception;
+    protected <T> List<T> race(int n, Races.Call<T> call) throws Exception {
+        return Races.run(n, call); // an exception in any call fails the test: 0 errors allowed
     }
 
     private static long count(List<? extends TransitionResult<?>> results, Class<?> type) {

@@ -1,23 +1,20 @@
 package dev.baton.testkit.compat;
 
+import dev.baton.testkit.ConnectionSource;
 import dev.baton.testkit.DatabaseKind;
 import dev.baton.testkit.TestDatabase;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * A data source whose first {@code kills} connections the server has already terminated when they are handed out
  * (as after a failover or {@code pg_terminate_backend}); later ones are healthy. Proves that Baton retries a lost
  * connection on a fresh one, against a real server.
  */
-public final class KilledFirstConnection implements DataSource {
+public final class KilledFirstConnection implements ConnectionSource {
     private final TestDatabase db;
     private final AtomicInteger kills;
 
@@ -59,41 +56,5 @@ public final class KilledFirstConnection implements DataSource {
             }
         }
         return c;
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return getConnection();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }
