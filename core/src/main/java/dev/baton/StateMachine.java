@@ -299,9 +299,17 @@ public final class StateMachine<S extends Enum<S>> {
                     k = CodeKind.INTEGER;
                     code = ((Number) raw).longValue();
                 } else if (raw instanceof String str) {
-                    if (str.isEmpty()) {
+                    if (str.isEmpty() || str.length() > 64) {
                         throw new ConfigurationException(
-                                "state " + s + " has an empty stored code (machine '" + name + "')");
+                                "state " + s + " needs a stored code of 1..64 characters, was '" + str + "' (machine '"
+                                        + name + "')");
+                    }
+                    try {
+                        dev.baton.spi.Dialect.checkedTextCode(str);
+                    } catch (IllegalArgumentException e) {
+                        // codes are rendered into SQL as literals (see Dialect.codeLiteral): nothing may escape them
+                        throw new ConfigurationException(
+                                "state " + s + ": " + e.getMessage() + " (machine '" + name + "')");
                     }
                     k = CodeKind.STRING;
                     code = str;

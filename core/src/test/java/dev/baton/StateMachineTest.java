@@ -118,6 +118,25 @@ class StateMachineTest {
     }
 
     @Test
+    void stringCodesThatCouldEscapeAnSqlLiteralAreRefused() {
+        for (String bad : new String[] {"PAID'", "a\\b", "x\"y", "tab\there", "", "x".repeat(65)}) {
+            assertThrows(
+                    ConfigurationException.class,
+                    () -> StateMachine.of(Pay.class)
+                            .storedAs(p -> p == Pay.PAID ? bad : p.name())
+                            .allow(Pay.PENDING, Pay.PAID, Pay.FAILED)
+                            .terminal(Pay.PAID, Pay.FAILED)
+                            .build(),
+                    bad);
+        }
+        StateMachine.of(Pay.class)
+                .storedAs(p -> p.name().toLowerCase(java.util.Locale.ROOT) + "-状态")
+                .allow(Pay.PENDING, Pay.PAID, Pay.FAILED)
+                .terminal(Pay.PAID, Pay.FAILED)
+                .build();
+    }
+
+    @Test
     void rendersMermaid() {
         assertEquals(
                 "stateDiagram-v2\n"

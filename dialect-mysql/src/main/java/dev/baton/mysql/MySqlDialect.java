@@ -74,11 +74,11 @@ public final class MySqlDialect implements Dialect {
      */
     @Override
     public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
-        SqlFragment plain = SqlFragment.inList(quotedColumn, codes);
+        SqlFragment plain = Dialect.super.stateIn(quotedColumn, codes);
         if (!(codes.get(0) instanceof String)) {
             return plain;
         }
-        SqlFragment exact = SqlFragment.inList("CAST(" + quotedColumn + " AS BINARY)", codes);
+        SqlFragment exact = Dialect.super.stateIn("CAST(" + quotedColumn + " AS BINARY)", codes);
         return SqlFragment.join(" AND ", List.of(plain, exact));
     }
 

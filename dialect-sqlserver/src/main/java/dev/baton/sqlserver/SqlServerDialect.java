@@ -69,6 +69,19 @@ public final class SqlServerDialect implements Dialect {
         return "DATEADD(millisecond, ?, " + timestampSql + ")";
     }
 
+    /**
+     * ASCII codes as plain literals: an {@code N'…'} literal against a VARCHAR state column converts the column and
+     * turns an index seek into a scan. Other codes need {@code N'…'}.
+     */
+    @Override
+    public String codeLiteral(Object code) {
+        if (code instanceof String s) {
+            String text = Dialect.checkedTextCode(s);
+            return text.chars().allMatch(ch -> ch < 0x80) ? "'" + text + "'" : "N'" + text + "'";
+        }
+        return Dialect.super.codeLiteral(code);
+    }
+
     @Override
     public SqlError classify(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

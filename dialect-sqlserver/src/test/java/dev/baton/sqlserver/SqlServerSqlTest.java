@@ -33,11 +33,11 @@ class SqlServerSqlTest {
                 .sql();
         assertEquals(
                 "UPDATE [orders] SET [payment_status] = ?, [payment_transaction_id] = ?, [paid_at] = SYSUTCDATETIME()"
-                        + " WHERE [id] = ? AND [payment_status] = ?",
+                        + " WHERE [id] = ? AND [payment_status] = 0",
                 sql);
         parse(sql);
         String any = orders.transition(1L, Payment.EXPIRED).sql();
-        assertEquals("UPDATE [orders] SET [payment_status] = ? WHERE [id] = ? AND [payment_status] = ?", any);
+        assertEquals("UPDATE [orders] SET [payment_status] = ? WHERE [id] = ? AND [payment_status] = 0", any);
     }
 
     @Test
@@ -48,7 +48,7 @@ class SqlServerSqlTest {
                 .sql();
         assertEquals(
                 List.of("UPDATE TOP (200) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [payment_status] = ?"
-                        + " WHERE [payment_status] = ? AND [created_at] < DATEADD(millisecond, -900000,"
+                        + " WHERE [payment_status] = 0 AND [created_at] < DATEADD(millisecond, -900000,"
                         + " SYSUTCDATETIME())"),
                 sql);
         parse(sql.get(0));
@@ -71,11 +71,13 @@ class SqlServerSqlTest {
                 .lease(Duration.ofMinutes(2))
                 .build();
         List<String> sql = q.claimSql(50);
-        String guard = "[sync_status] = ? AND [payment_status] = ? AND [third_party_guid] IS NULL AND"
+        String guard = "[sync_status] = 0 AND [payment_status] = 1 AND [third_party_guid] IS NULL AND"
                 + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())";
         assertEquals(
                 List.of("WITH baton_claim AS (SELECT TOP (50) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE "
-                        + guard + " ORDER BY [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
+                        + guard
+                        + " ORDER BY [sync_status], [payment_status], [id]) UPDATE baton_claim SET [sync_status] = ?,"
+                        + " [lease_until] ="
                         + " DATEADD(millisecond, 120000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] ="
                         + " [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
                         + " inserted.[payment_transaction_id] WHERE " + guard),
@@ -104,13 +106,13 @@ class SqlServerSqlTest {
         String claim = baton.outbox("baton_outbox").queue().claimSql(20).get(0);
         assertEquals(
                 "WITH baton_claim AS (SELECT TOP (20) * FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
-                        + " [status] = ? AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
+                        + " [status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
                         + " NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
                         + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status]"
-                        + " IN (?, ?)) ORDER BY [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
+                        + " IN (0, 1)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
                         + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
                         + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
-                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload] WHERE [status] = ? AND"
+                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload] WHERE [status] = 0 AND"
                         + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
                 claim);
         parse(claim);
@@ -121,7 +123,7 @@ class SqlServerSqlTest {
         assertThrows(InvalidIdentifierException.class, () -> baton.table("a]b"));
         assertThrows(InvalidIdentifierException.class, () -> baton.table("x".repeat(129)));
         assertEquals(
-                "UPDATE [app].[order] SET [user] = ? WHERE [select] = ? AND [user] = ?",
+                "UPDATE [app].[order] SET [user] = ? WHERE [select] = ? AND [user] = 0",
                 baton.table("app.order")
                         .id("select")
                         .state("user", Payment.MACHINE)
