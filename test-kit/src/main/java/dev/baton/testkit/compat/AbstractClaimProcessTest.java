@@ -60,18 +60,21 @@ public abstract class AbstractClaimProcessTest {
         jobs.drop();
     }
 
-    private JvmProcess worker(int threads, int batch, int leaseSeconds, int sleepMillis) throws Exception {
+    private JvmProcess worker(int threads, int batch, int leaseSeconds, int sleepMillis, String... mode)
+            throws Exception {
+        List<String> args = new ArrayList<>(List.of(
+                db.jdbcUrl(),
+                db.user(),
+                db.password() == null || db.password().isEmpty() ? "-" : db.password(),
+                jobs.name(),
+                String.valueOf(threads),
+                String.valueOf(batch),
+                String.valueOf(leaseSeconds),
+                String.valueOf(sleepMillis)));
+        args.addAll(List.of(mode));
         return JvmProcess.builder(ClaimWorkerMain.class)
                 .jvmArgs("-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-                .args(
-                        db.jdbcUrl(),
-                        db.user(),
-                        db.password() == null || db.password().isEmpty() ? "-" : db.password(),
-                        jobs.name(),
-                        String.valueOf(threads),
-                        String.valueOf(batch),
-                        String.valueOf(leaseSeconds),
-                        String.valueOf(sleepMillis))
+                .args(args.toArray(new String[0]))
                 .start();
     }
 
@@ -151,6 +154,56 @@ public abstract class AbstractClaimProcessTest {
         System.out.println("kill -9 on " + db.name() + ": A completed " + doneA.size() + ", B completed " + doneB.size()
                 + ", of which " + reclaimed + " were in A's hands when it died");
         assertTrue(countWhere("attempts >= 2") > 0, "B reclaimed rows whose lease expired");
+    }
+
+    @Test
+    void aWorkerKilledAfterRecordingASendNeverCausesASecondSend() throws Exception {
+        int rows = 40;
+        jobs.insert(1, rows, Payment.PAID);
+        List<String> aLines;
+        try (JvmProcess a = worker(2, 5, 3, 600_000, "sending")) { // sends, then hangs in the call
+            for (int i = 0; i < 300 && JobsTableCounts.sends(a.outputLines()) < 2; i++) {
+                Thread.sleep(100);
+            }
+            a.kill(); // kill -9 right after the external calls went out, before any completion
+            a.waitFor(Duration.ofSeconds(10));
+            aLines = new ArrayList<>(a.outputLines());
+        }
+        Map<Long, Integer> sentByA = count(aLines, "SEND");
+        assertTrue(sentByA.size() >= 2, "A sent before it died: " + sentByA);
+        List<String> bLines;
+        try (JvmProcess b = worker(2, 5, 3, 0, "sending")) {
+            assertTrue(b.waitFor(Duration.ofMinutes(2)), tail(b));
+            bLines = b.outputLines();
+        }
+        ClaimQueue<Sync> queue =
+                JobsTable.sendingQueue(Baton.using(db.dataSource()), jobs.name(), Duration.ofSeconds(3));
+        for (int i = 0; i < 100 && jobs.countBySync().getOrDefault(Sync.SENDING, 0) > 0; i++) {
+            queue.reclaimExpired(); // A's expired SENDING rows become UNKNOWN, never PENDING
+            Thread.sleep(100);
+        }
+        Map<Long, Integer> sentByB = count(bLines, "SEND");
+        for (Long id : sentByA.keySet()) {
+            assertTrue(!sentByB.containsKey(id), "row " + id + " was sent again after its sender died");
+            assertEquals(Sync.UNKNOWN, jobs.sync(id), "row " + id + " waits for reconciliation");
+        }
+        assertEquals(rows, sentByA.size() + sentByB.size(), "every row sent exactly once: " + sentByA + " " + sentByB);
+        // reconciliation: the sink has A's records, so they are completed, not sent again
+        for (Long id : sentByA.keySet()) {
+            assertTrue(queue.resolveUnknown(
+                            id, true, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "reconciled"))
+                    .done());
+        }
+        assertEquals(Map.of(Sync.COMPLETED, rows), jobs.countBySync());
+        System.out.println("kill -9 after SENDING on " + db.name() + ": A sent " + sentByA.size() + ", B sent "
+                + sentByB.size() + ", 0 sent twice, " + sentByA.size() + " reconciled");
+    }
+
+    /** Counting helpers over process output. */
+    private static final class JobsTableCounts {
+        static int sends(List<String> lines) {
+            return (int) lines.stream().filter(l -> l.startsWith("SEND ")).count();
+        }
     }
 
     @Test

@@ -18,7 +18,9 @@ import java.util.List;
  * until the queue is drained, printing a history line for every handler call ({@code H id token attempt}) and every
  * committed completion ({@code D id}), then {@code FINISHED}.
  *
- * <p>Arguments: jdbcUrl user password table threads batchSize leaseSeconds handlerSleepMillis
+ * <p>Arguments: jdbcUrl user password table threads batchSize leaseSeconds handlerSleepMillis [sending]. With
+ * {@code sending}, the queue has a non-idempotent sink: each handler records {@code SENDING} first (committed), prints
+ * {@code SEND id} as the external call, then sleeps.
  */
 public final class ClaimWorkerMain {
     private ClaimWorkerMain() {}
@@ -33,6 +35,7 @@ public final class ClaimWorkerMain {
         int batch = Integer.parseInt(args[5]);
         Duration lease = Duration.ofSeconds(Long.parseLong(args[6]));
         long sleep = Long.parseLong(args[7]);
+        boolean sending = args.length > 8 && args[8].equals("sending");
         PrintStream out = System.out;
 
         HikariConfig config = new HikariConfig();
@@ -51,14 +54,16 @@ public final class ClaimWorkerMain {
                         }
                     })
                     .build();
-            ClaimQueue<Sync> queue = JobsTable.queue(baton, table, lease);
+            ClaimQueue<Sync> queue =
+                    sending ? JobsTable.sendingQueue(baton, table, lease) : JobsTable.queue(baton, table, lease);
             List<Worker> workers = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 workers.add(baton.worker(queue)
                         .batchSize(batch)
                         .pollInterval(Duration.ofMillis(20), Duration.ofMillis(200))
                         .handle(row -> {
-                            out.println("H " + row.id() + " " + row.token() + " " + row.attempt());
+                            out.println(
+                                    (sending ? "SEND " : "H ") + row.id() + " " + row.token() + " " + row.attempt());
                             if (sleep > 0) {
                                 Thread.sleep(sleep);
                             }

@@ -131,6 +131,11 @@ public final class JobsTable {
 
     /** The same queue with a non-idempotent sink. */
     public ClaimQueue<Sync> sendingQueue(Baton baton, Duration lease) {
+        return sendingQueue(baton, name, lease);
+    }
+
+    /** The seed's queue with a non-idempotent sink over a table made by {@link #create}. */
+    public static ClaimQueue<Sync> sendingQueue(Baton baton, String name, Duration lease) {
         StateTableHolder holder = new StateTableHolder(baton, name);
         return baton.<Sync>queue("send-" + name)
                 .table(name)
