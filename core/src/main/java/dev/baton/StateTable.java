@@ -35,6 +35,7 @@ public final class StateTable<S extends Enum<S>> {
     private final String qId;
     private final String qState;
     private final String readSql;
+    private final String lockingReadSql;
     private final ConcurrentMap<String, RenderedTransition> sqlCache = new ConcurrentHashMap<>();
 
     StateTable(Engine engine, String table, String idColumn, String stateColumn, StateMachine<S> machine) {
@@ -48,6 +49,7 @@ public final class StateTable<S extends Enum<S>> {
         this.qId = Identifiers.quote(d, idColumn);
         this.qState = Identifiers.quote(d, stateColumn);
         this.readSql = "SELECT " + qState + " FROM " + qTable + " WHERE " + qId + " = ?";
+        this.lockingReadSql = d.lockingSelect(qTable, qState, qId + " = ?");
     }
 
     /** The table name as configured. */
@@ -178,7 +180,17 @@ public final class StateTable<S extends Enum<S>> {
     }
 
     Optional<S> read(Connection c, Object id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(readSql)) {
+        return read(c, id, false);
+    }
+
+    /**
+     * Reads the state. After a guarded update matched nothing inside a caller's transaction, {@code latest} asks for a
+     * locking read: a plain one may see the transaction's snapshot (MySQL and MariaDB at REPEATABLE READ) rather than
+     * the state the update met. In autocommit mode every statement reads the latest row anyway, and takes no lock.
+     */
+    Optional<S> read(Connection c, Object id, boolean latest) throws SQLException {
+        String sql = latest && !c.getAutoCommit() ? lockingReadSql : readSql;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             Engine.bindOne(ps, 1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

@@ -163,7 +163,7 @@ public final class Transition<S extends Enum<S>> {
             throw new DataAccessException("transition " + table.table() + " id " + id + " changed " + count + " rows: "
                     + table.idColumn() + " is not unique (StateTable.verify() reports this)");
         }
-        Optional<S> current = table.read(c, id);
+        Optional<S> current = table.read(c, id, true);
         if (current.isEmpty()) {
             return new TransitionResult.NotFound<>(id);
         }

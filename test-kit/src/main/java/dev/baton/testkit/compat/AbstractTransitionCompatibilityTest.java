@@ -463,6 +463,33 @@ public abstract class AbstractTransitionCompatibilityTest {
     }
 
     @Test
+    void aCallerRepeatableReadSnapshotDoesNotHideTheCurrentState() throws SQLException {
+        long id = newOrder(Payment.PENDING);
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            c.setAutoCommit(false);
+            assertEquals(java.util.Optional.of(Payment.PENDING), payments.currentState(c, id)); // snapshot taken
+            assertTrue(payments.transition(id, Payment.PAID).apply().applied()); // another request pays meanwhile
+            if (kind == DatabaseKind.POSTGRES) {
+                // PostgreSQL refuses the update of a row changed after the snapshot: retry at READ COMMITTED
+                dev.baton.DataAccessException e =
+                        assertThrows(dev.baton.DataAccessException.class, () -> payments.transition(
+                                        id, Payment.PENDING, Payment.PAID)
+                                .apply(c));
+                assertEquals("40001", e.sqlState());
+            } else {
+                // the guarded update matches nothing; the read that explains why must see the committed PAID
+                assertEquals(
+                        new TransitionResult.AlreadyInTarget<>(id, Payment.PAID),
+                        payments.transition(id, Payment.PENDING, Payment.PAID).apply(c));
+            }
+            c.rollback();
+            c.setAutoCommit(true);
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+    }
+
+    @Test
     void aLostConnectionIsRetriedOnAFreshOne() {
         long id = newOrder(Payment.PENDING);
         AtomicLong retries = new AtomicLong();

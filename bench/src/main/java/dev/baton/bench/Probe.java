@@ -1,0 +1,41 @@
+package dev.baton.bench;
+
+/**
+ * Handed to {@link Workload#run}: quiesces the database and brackets the timed part of a run with CPU samples. Not
+ * thread-safe; one per run.
+ */
+public final class Probe {
+    private final Target target;
+    private CpuStat start;
+    private CpuStat.Usage usage;
+
+    Probe(Target target) {
+        this.target = target;
+    }
+
+    /** See {@link Target#quiesce}. */
+    public void quiesce(String... tables) throws Exception {
+        target.quiesce(tables);
+    }
+
+    /** Marks the start of the timed interval. */
+    public void begin() {
+        start = CpuStat.sample();
+    }
+
+    /** Marks its end. */
+    public void end() {
+        if (start == null) {
+            throw new IllegalStateException("Probe.end() without begin()");
+        }
+        usage = CpuStat.sample().since(start);
+    }
+
+    /** CPU use over the timed interval. */
+    CpuStat.Usage usage() {
+        if (usage == null) {
+            throw new IllegalStateException("the workload did not call Probe.begin() and end()");
+        }
+        return usage;
+    }
+}

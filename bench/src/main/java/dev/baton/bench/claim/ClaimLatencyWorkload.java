@@ -1,0 +1,227 @@
+package dev.baton.bench.claim;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.bench.Latency;
+import dev.baton.bench.Measurement;
+import dev.baton.bench.Options;
+import dev.baton.bench.Point;
+import dev.baton.bench.Probe;
+import dev.baton.bench.Target;
+import dev.baton.bench.Workload;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Issue 6, workload 3: the latency of one claim of 10 rows (one worker, claimed rows completed at once so the head
+ * moves) with 10 thousand pending rows, with 1 million pending rows, and with 10 thousand pending above 5 million
+ * completed rows. A claim that stays an index range scan costs the same in all three. Baton's {@code
+ * ClaimQueue.claim(10)} against the hand-written claim of {@link RawDrainer}; value = p50 in µs (p99 in the latency
+ * column). The table is built once per point; claimed rows are reset to pending between runs.
+ */
+public final class ClaimLatencyWorkload implements Workload {
+    private final long[][] scenarios; // {history, pending}
+    private final int claims;
+    private long builtHistory = -1;
+    private long builtPending = -1;
+
+    /** The three scenarios of the issue, {@code claims} claims measured per run. */
+    public ClaimLatencyWorkload(long smallPending, long largePending, long largeHistory, int claims) {
+        this.scenarios = new long[][] {{0, smallPending}, {0, largePending}, {largeHistory, smallPending}};
+        this.claims = claims;
+    }
+
+    @Override
+    public String name() {
+        return "claim-latency";
+    }
+
+    @Override
+    public String description(Options o) {
+        return "Latency of one 10-row claim, one worker, each claimed batch completed at once (untimed) so the claim"
+                + " head moves: " + claims + " claims per run after 50 unmeasured ones; points: pending rows only,"
+                + " many pending rows, and pending rows above a large completed history (ids below the pending ones)."
+                + " `baton`: `ClaimQueue.claim(10)`; `raw`: the hand-written claim statement(s) of the `claim`"
+                + " workload. Value: p50 µs (lower is better).";
+    }
+
+    @Override
+    public boolean supports(Target target) {
+        return true;
+    }
+
+    @Override
+    public List<String> variants(Target target) {
+        return List.of("baton", "raw");
+    }
+
+    @Override
+    public List<Point> points(Options options) {
+        List<Point> points = new ArrayList<>();
+        for (long[] s : scenarios) {
+            String label = s[0] == 0
+                    ? String.format("%,d pending", s[1])
+                    : String.format("%,d pending + %,d done", s[1], s[0]);
+            points.add(new Point("rows", s[0] + s[1], label));
+        }
+        return points;
+    }
+
+    @Override
+    public List<Ratio> ratios() {
+        return List.of(new Ratio("baton", "raw"));
+    }
+
+    @Override
+    public String unit() {
+        return "p50 µs per claim";
+    }
+
+    @Override
+    public boolean higherIsBetter() {
+        return false;
+    }
+
+    @Override
+    public int reps(Options o) {
+        return 1; // building a 5-million-row table per repetition would not fit the time budget; many claims per run
+    }
+
+    @Override
+    public void prepare(Target target, Options options) {}
+
+    @Override
+    public Measurement run(Target target, String variant, Point point, Options o, Probe probe) throws Exception {
+        long[] scenario = scenarioOf(point);
+        if (builtHistory != scenario[0] || builtPending != scenario[1]) {
+            JobTable.create(target, scenario[0], (int) scenario[1]);
+            builtHistory = scenario[0];
+            builtPending = scenario[1];
+        } else {
+            reset(target, scenario[0]);
+        }
+        probe.quiesce(JobTable.NAME);
+        Baton baton = Baton.using(target.pool());
+        ClaimQueue<BatonDrainer.Job> queue = BatonDrainer.queue(baton);
+        Latency latency = new Latency();
+        boolean pg = target.kind() == Target.Kind.POSTGRES;
+        try (Connection c = target.pool().getConnection()) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            for (int i = 0; i < 50 + claims; i++) {
+                if (i == 50) {
+                    probe.begin();
+                }
+                long t0 = System.nanoTime();
+                List<Long> ids = variant.equals("baton") ? batonClaim(queue) : rawClaim(c, pg);
+                long t1 = System.nanoTime();
+                if (i >= 50) {
+                    latency.record(t1 - t0);
+                }
+                if (ids.size() != 10) {
+                    throw new IllegalStateException("expected 10 rows, claimed " + ids.size());
+                }
+                finish(target, ids);
+            }
+            probe.end();
+        }
+        Latency.Summary s = latency.summary();
+        return new Measurement(
+                claims, 0, s.p50Micros(), s, 0, "ok: every claim returned 10 rows", Double.NaN, Double.NaN);
+    }
+
+    private static List<Long> batonClaim(ClaimQueue<BatonDrainer.Job> queue) {
+        List<Long> ids = new ArrayList<>();
+        for (ClaimedRow<BatonDrainer.Job> r : queue.claim(10)) {
+            ids.add(((Number) r.id()).longValue());
+        }
+        return ids;
+    }
+
+    private static List<Long> rawClaim(Connection c, boolean pg) throws Exception {
+        long token = (ThreadLocalRandom.current().nextLong() >>> 1) + 1;
+        if (pg) {
+            c.setAutoCommit(true);
+            List<Long> ids = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("WITH c AS MATERIALIZED (SELECT id FROM " + JobTable.NAME
+                    + " WHERE state = 0 AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp()) ORDER BY"
+                    + " id LIMIT 10 FOR NO KEY UPDATE SKIP LOCKED) UPDATE " + JobTable.NAME + " t SET state = 1,"
+                    + " lease_until = clock_timestamp() + interval '300 seconds', claim_token = ?, attempts ="
+                    + " t.attempts + 1 FROM c WHERE t.id = c.id AND t.state = 0 RETURNING t.id")) {
+                ps.setLong(1, token);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+            }
+            return ids;
+        }
+        c.setAutoCommit(false);
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND"
+                + " (next_attempt_at IS NULL OR next_attempt_at <= CURRENT_TIMESTAMP(6)) ORDER BY state, id LIMIT 10"
+                + " FOR UPDATE SKIP LOCKED")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME + " SET state = 1, lease_until ="
+                + " TIMESTAMPADD(MICROSECOND, 300000000, CURRENT_TIMESTAMP(6)), claim_token = ?, attempts = attempts"
+                + " + 1 WHERE id IN (" + String.join(", ", java.util.Collections.nCopies(ids.size(), "?"))
+                + ") AND state = 0")) {
+            ps.setLong(1, token);
+            for (int i = 0; i < ids.size(); i++) {
+                ps.setLong(i + 2, ids.get(i));
+            }
+            ps.executeUpdate();
+        }
+        c.commit();
+        c.setAutoCommit(true);
+        return ids;
+    }
+
+    /** Completes the claimed rows (untimed), so the next claim starts further along. */
+    private static void finish(Target target, List<Long> ids) throws Exception {
+        try (Connection c = target.pool().getConnection();
+                Statement st = c.createStatement()) {
+            StringBuilder in = new StringBuilder();
+            for (long id : ids) {
+                in.append(in.length() == 0 ? "" : ", ").append(id);
+            }
+            st.executeUpdate("UPDATE " + JobTable.NAME + " SET state = 2, lease_until = NULL WHERE id IN (" + in + ")");
+        }
+    }
+
+    private static void reset(Target target, long history) throws Exception {
+        try (Connection c = target.pool().getConnection();
+                Statement st = c.createStatement()) {
+            st.executeUpdate("UPDATE " + JobTable.NAME + " SET state = 0, attempts = 0, lease_until = NULL,"
+                    + " claim_token = NULL WHERE id > " + history + " AND state <> 0");
+        }
+    }
+
+    private long[] scenarioOf(Point point) {
+        for (long[] s : scenarios) {
+            if (s[0] + s[1] == point.x()) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no scenario " + point);
+    }
+
+    @Override
+    public String finish(Target target) throws Exception {
+        JobTable.drop(target);
+        builtHistory = -1;
+        builtPending = -1;
+        return "";
+    }
+}

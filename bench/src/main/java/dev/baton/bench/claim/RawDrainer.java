@@ -1,0 +1,171 @@
+package dev.baton.bench.claim;
+
+import dev.baton.bench.Measurement;
+import dev.baton.bench.Probe;
+import dev.baton.bench.Target;
+import dev.baton.bench.workload.Drainer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * The same work written by hand with the best SQL we know (DESIGN.md §2, research/perf.md (b')): each of T threads
+ * holds one connection (READ COMMITTED), claims a batch with a fresh token and a database-clock lease in one atomic
+ * step (PostgreSQL: {@code MATERIALIZED} CTE + {@code UPDATE … RETURNING}, autocommit; MariaDB: {@code SELECT … FOR
+ * UPDATE SKIP LOCKED} + {@code UPDATE} in one transaction), runs the no-op per row, then commits the batch's
+ * completions (each fenced by id, token and state) as one JDBC batch in one transaction.
+ */
+public final class RawDrainer implements Drainer {
+    private final int batch;
+    private final long history;
+
+    /** Threads claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
+    public RawDrainer(int batch, long history) {
+        this.batch = batch;
+        this.history = history;
+    }
+
+    @Override
+    public String name() {
+        return "raw";
+    }
+
+    @Override
+    public String description() {
+        return "hand-written JDBC, the same claim (state, lease by the database clock, token, attempts + 1, due"
+                + " check), the same fenced completions committed together per batch, one connection per thread.";
+    }
+
+    @Override
+    public boolean supports(Target target) {
+        return true;
+    }
+
+    @Override
+    public Measurement drain(Target target, int threads, int tasks, Probe probe) throws Exception {
+        JobTable.create(target, history, tasks);
+        probe.quiesce(JobTable.NAME);
+        AtomicIntegerArray executions = new AtomicIntegerArray(tasks);
+        boolean pg = target.kind() == Target.Kind.POSTGRES;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> futures = new ArrayList<>();
+        probe.begin();
+        long t0 = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            futures.add(pool.submit(() -> {
+                try (Connection c = target.pool().getConnection()) {
+                    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                    int empty = 0;
+                    while (empty < 2) {
+                        long token = (ThreadLocalRandom.current().nextLong() >>> 1) + 1;
+                        List<Long> ids = pg ? claimPostgres(c, token) : claimMariaDb(c, token);
+                        if (ids.isEmpty()) {
+                            empty++;
+                            continue;
+                        }
+                        empty = 0;
+                        for (long id : ids) {
+                            executions.incrementAndGet((int) (id - history - 1));
+                        }
+                        complete(c, ids, token);
+                    }
+                }
+                return null;
+            }));
+        }
+        boolean finished = true;
+        for (Future<?> f : futures) {
+            try {
+                f.get(10, TimeUnit.MINUTES);
+            } catch (java.util.concurrent.TimeoutException e) {
+                finished = false;
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        probe.end();
+        pool.shutdownNow();
+        return DrainCheck.measure(target, history, tasks, executions, seconds, finished);
+    }
+
+    private static final String DUE = "(next_attempt_at IS NULL OR next_attempt_at <= ";
+
+    private List<Long> claimPostgres(Connection c, long token) throws Exception {
+        c.setAutoCommit(true);
+        String sql = "WITH c AS MATERIALIZED (SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND " + DUE
+                + "clock_timestamp()) ORDER BY id LIMIT " + batch + " FOR NO KEY UPDATE SKIP LOCKED) UPDATE "
+                + JobTable.NAME + " t SET state = 1, lease_until = clock_timestamp() + interval '300 seconds',"
+                + " claim_token = ?, attempts = t.attempts + 1 FROM c WHERE t.id = c.id AND t.state = 0 RETURNING t.id";
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, token);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        return ids;
+    }
+
+    private List<Long> claimMariaDb(Connection c, long token) throws Exception {
+        c.setAutoCommit(false);
+        List<Long> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND " + DUE
+                + "CURRENT_TIMESTAMP(6)) ORDER BY state, id LIMIT " + batch + " FOR UPDATE SKIP LOCKED")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        if (!ids.isEmpty()) {
+            String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME + " SET state = 1, lease_until ="
+                    + " TIMESTAMPADD(MICROSECOND, 300000000, CURRENT_TIMESTAMP(6)), claim_token = ?, attempts ="
+                    + " attempts + 1 WHERE id IN (" + in + ") AND state = 0")) {
+                ps.setLong(1, token);
+                for (int i = 0; i < ids.size(); i++) {
+                    ps.setLong(i + 2, ids.get(i));
+                }
+                if (ps.executeUpdate() != ids.size()) {
+                    c.rollback();
+                    return List.of();
+                }
+            }
+        }
+        c.commit();
+        return ids;
+    }
+
+    private static void complete(Connection c, List<Long> ids, long token) throws Exception {
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME
+                + " SET state = 2, lease_until = NULL WHERE id = ? AND claim_token = ? AND state = 1")) {
+            for (long id : ids) {
+                ps.setLong(1, id);
+                ps.setLong(2, token);
+                ps.addBatch();
+            }
+            for (int n : ps.executeBatch()) {
+                if (n == 0) {
+                    throw new IllegalStateException("a fenced completion matched nothing");
+                }
+            }
+        }
+        c.commit();
+    }
+
+    @Override
+    public void cleanup(Target target) throws Exception {
+        JobTable.drop(target);
+    }
+}

@@ -1,0 +1,46 @@
+package dev.baton.bench.workload;
+
+import dev.baton.bench.Workload;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The registry of workloads, by the names used with {@code --workloads}: {@code transition}, {@code
+ * transition-mixed}, {@code claim} (claim + complete, Baton against hand-written JDBC, workers × batch), {@code
+ * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
+ * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code jmh}.
+ */
+public final class Workloads {
+    private Workloads() {}
+
+    /** The drain workload with every drainer that exists today. */
+    static DrainWorkload drain() {
+        // batch 100: db-scheduler's lock-and-fetch takes up to 4 × threads (32 at 8 threads) per poll
+        return new DrainWorkload(List.of(
+                new dev.baton.bench.claim.BatonDrainer(100, 0),
+                new dev.baton.bench.claim.RawDrainer(100, 0),
+                new DbSchedulerDrainer()));
+    }
+
+    /** The workloads named, in that order. */
+    public static List<Workload> named(List<String> names) {
+        List<Workload> out = new ArrayList<>();
+        for (String n : names) {
+            switch (n.trim()) {
+                case "transition" -> out.add(new TransitionWorkload(false));
+                case "transition-mixed" -> out.add(new TransitionWorkload(true));
+                case "drain" -> out.add(drain());
+                case "claim" ->
+                    out.add(new dev.baton.bench.claim.ClaimCompleteWorkload(
+                            new int[] {1, 4, 8}, new int[] {1, 10, 100}));
+                case "claim-latency" ->
+                    out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
+                case "jmh" -> {} // not a database workload; Main runs the JMH suite
+                default ->
+                    throw new IllegalArgumentException("unknown workload " + n
+                            + " (known: transition, transition-mixed, claim, claim-latency, drain, jmh)");
+            }
+        }
+        return out;
+    }
+}

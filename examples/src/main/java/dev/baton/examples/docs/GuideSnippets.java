@@ -1,0 +1,171 @@
+package dev.baton.examples.docs;
+
+import dev.baton.Baton;
+import dev.baton.BatonListener;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.LeaseResult;
+import dev.baton.Message;
+import dev.baton.Outbox;
+import dev.baton.Outcome;
+import dev.baton.QueueHealth;
+import dev.baton.StateTable;
+import dev.baton.TransitionResult;
+import dev.baton.Worker;
+import dev.baton.examples.payment.PaymentStatus;
+import dev.baton.examples.payment.SyncStatus;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Snippets of the user guide that are not part of an example program: compiled here so that they cannot rot. Each
+ * region between {@code tag::} and {@code end::} appears in a page under {@code docs/src} (see {@link DocsGenerator}).
+ */
+final class GuideSnippets {
+    private static final Logger log = LoggerFactory.getLogger(GuideSnippets.class);
+
+    private GuideSnippets() {}
+
+    static TransitionResult<PaymentStatus> jdbc(DataSource dataSource, StateTable<PaymentStatus> orders, long orderId)
+            throws SQLException {
+        // tag::jdbc-transaction[]
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                TransitionResult<PaymentStatus> r = orders.transition(
+                                orderId, PaymentStatus.PENDING, PaymentStatus.PAID)
+                        .setNow("paid_at")
+                        .apply(c); // runs on c, inside its transaction
+                if (r.applied()) {
+                    try (PreparedStatement ledger =
+                            c.prepareStatement("INSERT INTO payment_ledger (order_id, entry_type, amount_cents)"
+                                    + " SELECT id, 'PAYMENT', amount_cents FROM orders WHERE id = ?")) {
+                        ledger.setLong(1, orderId);
+                        ledger.executeUpdate();
+                    }
+                }
+                c.commit(); // both, or (after a rollback) neither
+                return r;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        }
+        // end::jdbc-transaction[]
+    }
+
+    static void manualClaims(ClaimQueue<SyncStatus> queue) {
+        // tag::manual-claim[]
+        List<ClaimedRow<SyncStatus>> rows = queue.claim(50); // up to 50 rows, each now PROCESSING under a lease
+        List<ClaimQueue.Decision<SyncStatus>> decisions = new ArrayList<>();
+        for (ClaimedRow<SyncStatus> row : rows) {
+            Outcome<SyncStatus> outcome = row.attempt() < 3
+                    ? Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", "guid-" + row.id())
+                    : Outcome.deadLetter("gave up after " + row.attempt() + " attempts");
+            decisions.add(new ClaimQueue.Decision<>(row, outcome));
+        }
+        List<LeaseResult<SyncStatus>> results = queue.applyAll(decisions); // one commit, each row fenced by its token
+        for (LeaseResult<SyncStatus> r : results) {
+            if (r instanceof LeaseResult.LeaseLost<SyncStatus> lost) {
+                log.warn("row {} was claimed again by another worker; this write changed nothing", lost.id());
+            }
+        }
+        // end::manual-claim[]
+    }
+
+    // tag::metrics-listener[]
+    /** Counts what Baton did, for a metrics registry; called after each commit, on the thread that did the work. */
+    static final class Metrics implements BatonListener {
+        final LongAdder claimed = new LongAdder();
+        final LongAdder completed = new LongAdder();
+        final LongAdder retried = new LongAdder();
+        final LongAdder deadLettered = new LongAdder();
+        final LongAdder leasesLost = new LongAdder();
+        final LongAdder unknownSends = new LongAdder();
+
+        @Override
+        public void onClaim(String queue, int count) {
+            claimed.add(count);
+        }
+
+        @Override
+        public void onOutcome(String queue, Object id, Outcome.Kind kind, Enum<?> state, int attempt) {
+            switch (kind) {
+                case COMPLETE -> completed.increment();
+                case RETRY -> retried.increment();
+                case DEAD_LETTER -> deadLettered.increment();
+                default -> {}
+            }
+        }
+
+        @Override
+        public void onLeaseLost(String queue, Object id) {
+            leasesLost.increment(); // a worker stalled past its lease: look for GC pauses or slow handlers
+        }
+
+        @Override
+        public void onUnknownSends(String queue, long rows) {
+            unknownSends.add(rows); // sends whose outcome is unknown: the reconcile hook must resolve them
+        }
+
+        @Override
+        public void onWorkerError(String queue, Throwable error) {
+            log.warn("worker of {} failed and carries on", queue, error);
+        }
+    }
+
+    static Baton withMetrics(DataSource dataSource, Metrics metrics) {
+        return Baton.builder(dataSource).listener(metrics).build();
+    }
+    // end::metrics-listener[]
+
+    static void health(ClaimQueue<SyncStatus> queue) {
+        // tag::queue-health[]
+        QueueHealth h = queue.health(); // one query, measured by the database clock
+        if (h.expiredLeases() > 0) {
+            log.warn("{} rows held by workers that died or stalled; the next sweep returns them", h.expiredLeases());
+        }
+        if (h.dead() > 0 || h.unknown() > 0) {
+            log.error("{} dead letters and {} unknown sends need a person", h.dead(), h.unknown());
+        }
+        if (h.oldestEligibleAge() != null && h.oldestEligibleAge().compareTo(Duration.ofMinutes(5)) > 0) {
+            log.warn(
+                    "the backlog is {} old with {} rows eligible: too few workers?",
+                    h.oldestEligibleAge(),
+                    h.eligible());
+        }
+        // end::queue-health[]
+    }
+
+    static void outbox(Baton baton, StateTable<PaymentStatus> orders, long orderId, String txId) throws Exception {
+        // tag::outbox[]
+        baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE); // or ship the dialect's DDL with your migrations
+        Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
+
+        // the callback: the transition and its announcement commit together; a duplicate callback enqueues nothing
+        TransitionResult<PaymentStatus> r = outbox.transitionAndEnqueue(
+                orders.transition(orderId, PaymentStatus.PENDING, PaymentStatus.PAID)
+                        .set("payment_transaction_id", txId),
+                Message.of("order.paid", "{\"order\":" + orderId + "}").key("order-" + orderId));
+
+        // the dispatcher, on every host: at least once, one message of a key at a time, in order
+        Worker dispatcher = outbox.dispatcher(message -> publish(message.topic(), message.payload()))
+                .batchSize(100)
+                .start();
+        // end::outbox[]
+        log.info("{} {}", r, dispatcher);
+        dispatcher.close();
+    }
+
+    private static void publish(String topic, byte[] payload) {
+        log.info("publish {} bytes to {}", payload.length, topic);
+    }
+}

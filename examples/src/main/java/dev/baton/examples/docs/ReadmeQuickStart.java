@@ -1,0 +1,126 @@
+package dev.baton.examples.docs;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.Condition;
+import dev.baton.Message;
+import dev.baton.Outbox;
+import dev.baton.Outcome;
+import dev.baton.StateMachine;
+import dev.baton.StateTable;
+import dev.baton.TransitionResult;
+import dev.baton.Worker;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Java blocks of the repository's README.md, compiled: {@code DocsTest} checks that each README block is code of
+ * this file (whitespace aside), so the README cannot drift from the API. Edit both together.
+ */
+final class ReadmeQuickStart {
+    private static final Logger log = LoggerFactory.getLogger(ReadmeQuickStart.class);
+
+    private ReadmeQuickStart() {}
+
+    /** The third party of the README's worker. */
+    interface ThirdParty {
+        String create(Object orderId, String idempotencyKey) throws java.io.IOException;
+    }
+
+    /** The message broker of the README's outbox. */
+    interface Broker {
+        void publish(String topic, byte[] payload) throws Exception;
+    }
+
+    static void quickStart(
+            DataSource dataSource, long orderId, String gatewayTxId, ThirdParty thirdParty, Broker broker) {
+        // tag::readme-quick-start[]
+        enum Payment {
+            PENDING(0),
+            PAID(1),
+            FAILED(2),
+            EXPIRED(3);
+            final int code;
+
+            Payment(int code) {
+                this.code = code;
+            }
+        }
+
+        StateMachine<Payment> payment = StateMachine.of(Payment.class)
+                .storedAs(p -> p.code) // int codes; default: the constant's name
+                .allow(Payment.PENDING, Payment.PAID, Payment.FAILED, Payment.EXPIRED)
+                .terminal(Payment.PAID, Payment.FAILED, Payment.EXPIRED)
+                .build();
+
+        Baton baton = Baton.using(dataSource); // dialect found from the connection
+        StateTable<Payment> orders = baton.table("orders").id("id").state("payment_status", payment);
+        orders.verify(); // names the exact DDL if the table does not fit
+
+        // the gateway callback, possibly duplicated, possibly late
+        TransitionResult<Payment> r = orders.transition(orderId, Payment.PENDING, Payment.PAID)
+                .set("payment_transaction_id", gatewayTxId) // unique: a second order gets Conflict
+                .setNow("paid_at") // database clock
+                .apply(); // or .apply(connection) inside your transaction
+        if (r instanceof TransitionResult.Rejected<Payment> late) {
+            log.warn("order {} is already {}", late.id(), late.current()); // e.g. EXPIRED before the callback came
+        } else if (r instanceof TransitionResult.Conflict<Payment> c) {
+            log.error("gateway transaction reused, constraint {}", c.constraint());
+        } // Applied, AlreadyInTarget: acknowledge the gateway
+
+        // the expiry sweep: PENDING older than 15 minutes -> EXPIRED, in batches that skip locked rows
+        orders.bulk(Payment.PENDING, Payment.EXPIRED)
+                .where(Condition.olderThan("created_at", Duration.ofMinutes(15)))
+                .apply();
+        // end::readme-quick-start[]
+
+        // tag::readme-queue[]
+        enum Sync {
+            PENDING,
+            PROCESSING,
+            COMPLETED,
+            FAILED
+        }
+
+        StateMachine<Sync> sync = StateMachine.of(Sync.class)
+                .initial(Sync.PENDING)
+                .allow(Sync.PENDING, Sync.PROCESSING)
+                .allow(Sync.PROCESSING, Sync.PENDING, Sync.COMPLETED, Sync.FAILED)
+                .terminal(Sync.COMPLETED, Sync.FAILED)
+                .build();
+
+        ClaimQueue<Sync> toThirdParty = baton.<Sync>queue("order-sync")
+                .table("orders")
+                .id("id")
+                .claim("sync_status", sync, Sync.PENDING, Sync.PROCESSING)
+                .eligibleWhen(orders.is(Payment.PAID), Condition.isNull("third_party_guid"))
+                .deadState(Sync.FAILED)
+                .lease(Duration.ofMinutes(2))
+                .build();
+        toThirdParty.verify(); // columns, and an index that serves the claim (EXPLAIN); prints the DDL to add
+
+        Worker worker = baton.worker(toThirdParty)
+                .batchSize(50)
+                .concurrency(8)
+                .handle(row -> {
+                    String guid = thirdParty.create(row.id(), row.idempotencyKey()); // same key on every attempt
+                    return Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", guid);
+                })
+                .start(); // on every host; worker.close() drains gracefully
+        // end::readme-queue[]
+
+        // tag::readme-outbox[]
+        baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE); // DDL also ships as resources for Flyway/Liquibase
+        Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
+        outbox.transitionAndEnqueue( // one transaction; a duplicate callback enqueues nothing
+                orders.transition(orderId, Payment.PENDING, Payment.PAID).set("payment_transaction_id", gatewayTxId),
+                Message.of("order.paid", "{\"order\":" + orderId + "}").key("order-" + orderId));
+        Worker dispatcher =
+                outbox.dispatcher(m -> broker.publish(m.topic(), m.payload())).start();
+        // end::readme-outbox[]
+        worker.close();
+        dispatcher.close();
+    }
+}
