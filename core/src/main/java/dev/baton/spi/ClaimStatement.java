@@ -46,6 +46,29 @@ public interface ClaimStatement {
         };
     }
 
+    /**
+     * A claim that is one statement returning the claimed rows (or, with {@code width} 0, only a count): binds
+     * {@code binds} (resolving {@link Param}s) and runs it.
+     *
+     * @param sql the statement
+     * @param binds its bind values in order
+     * @param width the number of returned columns
+     */
+    static ClaimStatement singleStatement(String sql, List<Object> binds, int width) {
+        List<Object> values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(binds)); // nulls allowed
+        return of(List.of(sql), (connection, args) -> {
+            try (java.sql.PreparedStatement ps = connection.prepareStatement(sql)) {
+                Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                if (width == 0) {
+                    return Rows.empty(ps.executeUpdate());
+                }
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    return Rows.read(rs, width);
+                }
+            }
+        });
+    }
+
     /** The code that runs a claim. */
     @FunctionalInterface
     interface Execution {

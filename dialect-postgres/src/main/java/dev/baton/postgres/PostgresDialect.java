@@ -234,17 +234,7 @@ public final class PostgresDialect implements Dialect {
         binds.addAll(spec.set().binds());
         binds.addAll(spec.where().binds());
         int width = spec.returning().size();
-        return ClaimStatement.of(List.of(text), (connection, args) -> {
-            try (PreparedStatement ps = connection.prepareStatement(text)) {
-                Rows.bind(ps, 1, SqlFragment.resolve(binds, args));
-                if (width == 0) {
-                    return Rows.empty(ps.executeUpdate());
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    return Rows.read(rs, width);
-                }
-            }
-        });
+        return ClaimStatement.singleStatement(text, binds, width);
     }
 
     @Override

@@ -4,11 +4,7 @@ import dev.baton.spi.ClaimSpec;
 import dev.baton.spi.ClaimStatement;
 import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Dialect;
-import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
-import dev.baton.spi.SqlFragment;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -162,17 +158,7 @@ public final class SqlServerDialect implements Dialect {
         }
         String text = sql;
         int width = spec.returning().size();
-        return ClaimStatement.of(List.of(text), (connection, args) -> {
-            try (PreparedStatement ps = connection.prepareStatement(text)) {
-                Rows.bind(ps, 1, SqlFragment.resolve(binds, args));
-                if (width == 0) {
-                    return Rows.empty(ps.executeUpdate());
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    return Rows.read(rs, width);
-                }
-            }
-        });
+        return ClaimStatement.singleStatement(text, binds, width);
     }
 
     @Override
