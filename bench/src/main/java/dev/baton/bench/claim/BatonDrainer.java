@@ -6,7 +6,6 @@ import dev.baton.ClaimQueue;
 import dev.baton.Outcome;
 import dev.baton.StateMachine;
 import dev.baton.Worker;
-import dev.baton.bench.Latency;
 import dev.baton.bench.Measurement;
 import dev.baton.bench.Probe;
 import dev.baton.bench.Target;
@@ -115,9 +114,5 @@ public final class BatonDrainer implements Drainer {
     @Override
     public void cleanup(Target target) throws Exception {
         JobTable.drop(target);
-    }
-
-    static Latency.Summary noLatency() {
-        return Latency.Summary.NONE;
     }
 }

@@ -27,12 +27,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -604,15 +602,5 @@ public abstract class AbstractClaimQueueCompatibilityTest {
             Thread.sleep(100);
         }
         throw new AssertionError("timed out waiting for " + count + " rows in " + state + ": " + jobs.countBySync());
-    }
-
-    /** The table of the current test. */
-    protected JobsTable jobs() {
-        return jobs;
-    }
-
-    /** Rows and claim ids seen, for subclasses' concurrency checks. */
-    protected static Set<Long> distinct(ConcurrentLinkedQueue<Long> ids) {
-        return new HashSet<>(ids);
     }
 }
