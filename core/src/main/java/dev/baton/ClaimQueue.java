@@ -94,6 +94,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final SqlFragment claimWhere;
     private final List<String> qOrderBy;
     private final List<String> returning;
+    private final List<String> returningBeforeUpdate;
     private final ConcurrentMap<Integer, ClaimStatement> claimStatements = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Fenced> fencedSql = new ConcurrentHashMap<>();
 
@@ -183,6 +184,14 @@ public final class ClaimQueue<S extends Enum<S>> {
             ret.add(Identifiers.quote(d, s));
         }
         this.returning = List.copyOf(ret);
+        // The claim changes state, lease, token and attempts (+ 1); other selected columns read the same before it.
+        Set<String> changed = Set.of(qState, qLease, qToken, qAttempts);
+        List<String> before = new ArrayList<>();
+        before.add(qId);
+        before.add(qAttempts + " + 1");
+        before.addAll(ret.subList(2, ret.size()));
+        boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
+        this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
     }
 
     /** The queue's name, used in messages, metrics and idempotency keys. */
@@ -285,7 +294,7 @@ public final class ClaimQueue<S extends Enum<S>> {
                 qState + " = ?, " + qLease + " = " + d.plusMillis(d.currentTimestamp(), lease.toMillis()) + ", "
                         + qToken + " = ?, " + qAttempts + " = " + qAttempts + " + 1",
                 List.of(new Param(0), new Param(1)));
-        return new ClaimSpec(qTable, qId, claimWhere, qOrderBy, set, returning, n, pickGuard);
+        return new ClaimSpec(qTable, qId, claimWhere, qOrderBy, set, returning, n, pickGuard, returningBeforeUpdate);
     }
 
     private List<ClaimedRow<S>> toRows(List<Object[]> rows, long token) {
@@ -321,7 +330,9 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /**
      * Applies many outcomes in one transaction: one commit for the lot (DESIGN.md §4), each row still fenced by its
-     * own token. The results are in the order given and say which rows were fenced out.
+     * own token. The results are in the order given and say which rows were fenced out. The usual end of a batch, every
+     * row of one claim completed into the same terminal state with nothing else set, is one statement; a row that
+     * claim had already completed then reports {@link LeaseResult.Done} again (it is in that state under that claim).
      */
     public List<LeaseResult<S>> applyAll(List<Decision<S>> decisions) {
         if (decisions.isEmpty()) {
@@ -332,9 +343,14 @@ public final class ClaimQueue<S extends Enum<S>> {
             prepared.add(prepare(d.row(), d.outcome()));
         }
         String operation = "apply " + decisions.size() + " outcome(s) in queue '" + name + "'";
-        List<LeaseResult<S>> results = decisions.size() == 1
-                ? engine.autocommit(operation, c -> runFenced(c, prepared))
-                : engine.transaction(operation, c -> runFenced(c, prepared));
+        List<LeaseResult<S>> results;
+        if (decisions.size() == 1) {
+            results = engine.autocommit(operation, c -> runFenced(c, prepared));
+        } else if (oneFinalCompletion(decisions)) {
+            results = engine.autocommit(operation, c -> completeTogether(c, decisions));
+        } else {
+            results = engine.transaction(operation, c -> runFenced(c, prepared));
+        }
         if (engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
                 LeaseResult<S> r = results.get(i);
@@ -876,6 +892,94 @@ public final class ClaimQueue<S extends Enum<S>> {
             }
         }
         return results;
+    }
+
+    /**
+     * True when every decision completes a row of one claim into the same terminal state and sets nothing else: the
+     * usual end of a batch, which then takes one statement instead of a transaction of one update per row.
+     */
+    private boolean oneFinalCompletion(List<Decision<S>> decisions) {
+        Decision<S> first = decisions.get(0);
+        if (first.outcome().kind() != Outcome.Kind.COMPLETE
+                || !machine.isTerminal(first.outcome().target())
+                || !first.outcome().columns().isEmpty()) {
+            return false;
+        }
+        Set<Object> ids = new java.util.HashSet<>();
+        for (Decision<S> d : decisions) {
+            if (d.outcome().kind() != Outcome.Kind.COMPLETE
+                    || d.outcome().target() != first.outcome().target()
+                    || !d.outcome().columns().isEmpty()
+                    || d.row().token() != first.row().token()
+                    || !ids.add(idKey(d.row().id()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code UPDATE … SET state = target, lease = NULL WHERE id IN (…) AND token = ? AND state IN (held)}: atomic by
+     * itself, so it runs in autocommit mode. If it changed fewer rows than given, some leases were lost; the rows we
+     * completed are those now in the terminal state with our token (a terminal row never moves again, and any later
+     * claim of a lost row stamped another token).
+     */
+    @SuppressWarnings("unchecked")
+    private List<LeaseResult<S>> completeTogether(Connection c, List<Decision<S>> decisions) throws SQLException {
+        S target = decisions.get(0).outcome().target();
+        long token = decisions.get(0).row().token();
+        int n = decisions.size();
+        List<S> held = sending == null ? List.of(processing) : List.of(processing, sending);
+        String in =
+                qId + " IN (" + String.join(", ", java.util.Collections.nCopies(n, "?")) + ") AND " + qToken + " = ?";
+        String sql = "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease + " = NULL WHERE " + in + " AND "
+                + inStates(held);
+        List<Object> binds = new ArrayList<>(n + 4);
+        binds.add(machine.code(target));
+        for (Decision<S> d : decisions) {
+            binds.add(d.row().id());
+        }
+        binds.add(token);
+        binds.addAll(stateCodes(held));
+        int count;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Engine.bind(ps, binds);
+            count = ps.executeUpdate();
+        }
+        if (count > n) {
+            throw new DataAccessException("a fenced write changed " + count + " rows of " + table + " for " + n
+                    + " ids: " + idColumn + " is not unique (ClaimQueue.verify() reports this)");
+        }
+        Set<Object> ours = new java.util.HashSet<>();
+        if (count < n) {
+            List<Object> readBinds = new ArrayList<>(binds.subList(1, n + 2));
+            readBinds.addAll(stateCodes(List.of(target)));
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + qId + " FROM " + qTable + " WHERE " + in + " AND " + inStates(List.of(target)))) {
+                Engine.bind(ps, readBinds);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ours.add(idKey(rs.getObject(1)));
+                    }
+                }
+            }
+        }
+        List<LeaseResult<S>> results = new ArrayList<>(n);
+        for (Decision<S> d : decisions) {
+            Object id = d.row().id();
+            results.add(
+                    count == n || ours.contains(idKey(id))
+                            ? new LeaseResult.Done<>(id, target)
+                            : new LeaseResult.LeaseLost<>(id));
+        }
+        return results;
+    }
+
+    /** Integral ids compare by value whatever type the driver returned them as. */
+    private static Object idKey(Object id) {
+        return id instanceof Integer || id instanceof Long || id instanceof Short || id instanceof Byte
+                ? (Object) ((Number) id).longValue()
+                : id;
     }
 
     @SuppressWarnings("unchecked")

@@ -18,6 +18,10 @@ import java.util.List;
  * @param pickGuard an extra guard applied only when picking rows, not repeated in the update (e.g. per-key ordering,
  *     a {@code NOT EXISTS} over the same table, which MySQL does not allow in an UPDATE), or {@code null}; it may
  *     refer to the picked row as {@code <bare quoted table>.<column>}
+ * @param returningBeforeUpdate the values of {@code returning} written as expressions over the row before the update
+ *     (e.g. {@code "attempts" + 1} where the update increments {@code "attempts"}), so that a dialect without
+ *     {@code UPDATE … RETURNING} can read them with its locking read instead of reading the rows again; empty when the
+ *     update changes a returned column in a way no such expression gives
  */
 public record ClaimSpec(
         String table,
@@ -27,7 +31,21 @@ public record ClaimSpec(
         SqlFragment set,
         List<String> returning,
         int limit,
-        SqlFragment pickGuard) {
+        SqlFragment pickGuard,
+        List<String> returningBeforeUpdate) {
+
+    /** A spec whose returned values are not derivable before the update. */
+    public ClaimSpec(
+            String table,
+            String idColumn,
+            SqlFragment where,
+            List<String> orderBy,
+            SqlFragment set,
+            List<String> returning,
+            int limit,
+            SqlFragment pickGuard) {
+        this(table, idColumn, where, orderBy, set, returning, limit, pickGuard, List.of());
+    }
 
     /** A spec without a pick-only guard. */
     public ClaimSpec(
@@ -67,6 +85,11 @@ public record ClaimSpec(
     public ClaimSpec {
         orderBy = List.copyOf(orderBy);
         returning = List.copyOf(returning);
+        returningBeforeUpdate = List.copyOf(returningBeforeUpdate);
+        if (!returningBeforeUpdate.isEmpty() && returningBeforeUpdate.size() != returning.size()) {
+            throw new IllegalArgumentException("returningBeforeUpdate must be empty or match returning, was "
+                    + returningBeforeUpdate + " for " + returning);
+        }
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }

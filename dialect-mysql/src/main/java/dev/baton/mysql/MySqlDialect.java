@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
 /**
  * MySQL 8.0.1+ and MariaDB 10.6+ (both have {@code SKIP LOCKED}; neither has {@code UPDATE … RETURNING}).
  *
- * <p>A claim is {@code SELECT id … ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED}, then {@code UPDATE … WHERE id IN (…)
- * AND <guard>}, then (if columns are wanted) a read of the claimed rows, in one READ COMMITTED transaction: REPEATABLE
+ * <p>A claim is {@code SELECT id, <returned values> … ORDER BY … LIMIT n FOR UPDATE SKIP LOCKED}, then {@code UPDATE
+ * … WHERE id IN (…) AND <guard>} (and, only when the returned values cannot be computed before the update, a read of
+ * the claimed rows), in one READ COMMITTED transaction: REPEATABLE
  * READ would take gap locks. The order must be served by an index, or the locking read locks every candidate (the
  * queue's start-up check runs EXPLAIN to prove it).
  *
@@ -170,7 +171,21 @@ public final class MySqlDialect implements Dialect {
 
     /** The claim's first statement: the locking read that picks the batch. */
     private static String lockingPick(ClaimSpec spec) {
-        return spec.pickSql(spec.idColumn()) + " LIMIT " + spec.limit() + " FOR UPDATE SKIP LOCKED";
+        String columns = readsWhilePicking(spec) ? String.join(", ", pickedColumns(spec)) : spec.idColumn();
+        return spec.pickSql(columns) + " LIMIT " + spec.limit() + " FOR UPDATE SKIP LOCKED";
+    }
+
+    private static boolean readsWhilePicking(ClaimSpec spec) {
+        return !spec.returning().isEmpty() && !spec.returningBeforeUpdate().isEmpty();
+    }
+
+    /** The locking read's columns when it returns the claimed values: those values, with the id first if absent. */
+    private static List<String> pickedColumns(ClaimSpec spec) {
+        List<String> columns = new ArrayList<>(spec.returningBeforeUpdate());
+        if (!columns.contains(spec.idColumn())) {
+            columns.add(0, spec.idColumn());
+        }
+        return columns;
     }
 
     @Override
@@ -185,18 +200,31 @@ public final class MySqlDialect implements Dialect {
         List<Object> whereBinds = spec.where().binds();
         List<Object> setBinds = spec.set().binds();
         int width = spec.returning().size();
+        // MariaDB has no UPDATE … RETURNING: the locking read returns the values the update will write where the spec
+        // can say them before it (one round trip less), else the claimed rows are read again after the update.
+        boolean readWhilePicking = readsWhilePicking(spec);
+        int idAt = readWhilePicking ? pickedColumns(spec).indexOf(spec.idColumn()) + 1 : 1;
+        int valuesFrom = readWhilePicking && !spec.returningBeforeUpdate().contains(spec.idColumn()) ? 2 : 1;
         String[] updateByCount = new String[spec.limit() + 1];
         String[] readByCount = new String[spec.limit() + 1];
-        List<String> text = width == 0
+        List<String> text = width == 0 || readWhilePicking
                 ? List.of(selectSql, updatePrefix + "…" + updateSuffix)
                 : List.of(selectSql, updatePrefix + "…" + updateSuffix, readPrefix + "…)");
         return ClaimStatement.of(text, (connection, args) -> {
             List<Object> ids = new ArrayList<>();
+            List<Object[]> picked = readWhilePicking ? new ArrayList<>() : List.of();
             try (PreparedStatement ps = connection.prepareStatement(selectSql)) {
                 Rows.bind(ps, 1, SqlFragment.resolve(pickBinds, args));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        ids.add(rs.getObject(1));
+                        ids.add(rs.getObject(idAt));
+                        if (readWhilePicking) {
+                            Object[] row = new Object[width];
+                            for (int i = 0; i < width; i++) {
+                                row[i] = rs.getObject(valuesFrom + i);
+                            }
+                            picked.add(row);
+                        }
                     }
                 }
             }
@@ -223,6 +251,9 @@ public final class MySqlDialect implements Dialect {
             }
             if (width == 0) {
                 return Rows.empty(n);
+            }
+            if (readWhilePicking) {
+                return picked;
             }
             String read = readByCount[n];
             if (read == null) {

@@ -246,6 +246,45 @@ public abstract class AbstractClaimQueueCompatibilityTest {
     }
 
     @Test
+    void batchCompletedInOneStatementStillFencesEachRow() {
+        jobs.insert(1, 5, Payment.PAID);
+        ClaimQueue<Sync> q = jobs.queue(baton, LEASE);
+        List<ClaimedRow<Sync>> mine = q.claim(5);
+        assertEquals(5, mine.size());
+        ClaimQueue<Sync> later = jobs.queue(at(LEASE.plusSeconds(10)), LEASE);
+        // the first two leases are renewed at the later clock; the other three expire and go to another worker
+        assertTrue(later.heartbeatAll(mine.subList(0, 2)).stream().allMatch(LeaseResult::done));
+        assertEquals(3L, later.reclaimExpired());
+        List<ClaimedRow<Sync>> theirs = later.claim(5);
+        assertEquals(3, theirs.size());
+        List<LeaseResult<Sync>> results = q.applyAll(completions(mine));
+        for (int i = 0; i < 5; i++) {
+            if (i < 2) {
+                assertEquals(new LeaseResult.Done<>(mine.get(i).id(), Sync.COMPLETED), results.get(i), "row " + i);
+            } else {
+                assertInstanceOf(LeaseResult.LeaseLost.class, results.get(i), "row " + i + " is fenced out");
+            }
+        }
+        assertEquals(Map.of(Sync.COMPLETED, 2, Sync.PROCESSING, 3), jobs.countBySync());
+        assertTrue(later.applyAll(completions(theirs)).stream().allMatch(LeaseResult::done), "the new owner's");
+        assertEquals(Map.of(Sync.COMPLETED, 5), jobs.countBySync());
+        List<LeaseResult<Sync>> repeat = q.applyAll(completions(mine));
+        assertEquals(
+                List.of(true, true, false, false, false),
+                repeat.stream().map(LeaseResult::done).toList(),
+                "a repeat changes nothing; rows this claim completed stay done under it");
+        assertEquals(Map.of(Sync.COMPLETED, 5), jobs.countBySync());
+    }
+
+    private static List<ClaimQueue.Decision<Sync>> completions(List<ClaimedRow<Sync>> rows) {
+        List<ClaimQueue.Decision<Sync>> decisions = new ArrayList<>();
+        for (ClaimedRow<Sync> r : rows) {
+            decisions.add(new ClaimQueue.Decision<>(r, Outcome.complete(Sync.COMPLETED)));
+        }
+        return decisions;
+    }
+
+    @Test
     void concurrentClaimersNeverShareARow() throws Exception {
         int rows = 2000;
         int threads = 8;
