@@ -42,7 +42,8 @@ public record Options(
                                      (default bench/results/<yyyyMMdd-HHmmss>[-quick|-jmh])
               --quick                short run (~2 min): 50k rows, 0.5 s warm-up + 1.5 s per run, 10k tasks
               --jmh                  only the JMH suite of in-process paths (same as --workloads jmh)
-              --workloads LIST       comma-separated, default transition,transition-mixed,drain; also: jmh
+              --workloads LIST       comma-separated, default transition,transition-mixed,drain; also: claim,
+                                     claim-latency, outbox, jmh
               --targets LIST         comma-separated, default postgres,mariadb
               --pg-url URL           default jdbc:postgresql://127.0.0.1:5432/test
               --pg-user U            default postgres

@@ -8,7 +8,8 @@ import java.util.List;
  * The registry of workloads, by the names used with {@code --workloads}: {@code transition}, {@code
  * transition-mixed}, {@code claim} (claim + complete, Baton against hand-written JDBC, workers × batch), {@code
  * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
- * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code jmh}.
+ * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code outbox} (end to end: producers
+ * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code jmh}.
  */
 public final class Workloads {
     private Workloads() {}
@@ -35,10 +36,11 @@ public final class Workloads {
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
                 case "claim-latency" ->
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
+                case "outbox" -> out.add(new dev.baton.bench.outbox.OutboxWorkload(new int[] {1, 4}));
                 case "jmh" -> {} // not a database workload; Main runs the JMH suite
                 default ->
                     throw new IllegalArgumentException("unknown workload " + n
-                            + " (known: transition, transition-mixed, claim, claim-latency, drain, jmh)");
+                            + " (known: transition, transition-mixed, claim, claim-latency, drain, outbox, jmh)");
             }
         }
         return out;
