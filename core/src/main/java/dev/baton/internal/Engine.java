@@ -98,15 +98,24 @@ public final class Engine {
             if (restoreAutoCommit) {
                 c.setAutoCommit(false);
             }
+            boolean autoCommitRestored = false;
             try {
                 T result = work.run(c);
-                c.commit();
+                if (restoreAutoCommit) {
+                    // JDBC commits when autocommit is switched back on: one round trip on MySQL/MariaDB (SET
+                    // autocommit=1 commits) where COMMIT and then SET would take two; pgjdbc sends one COMMIT either
+                    // way
+                    c.setAutoCommit(true);
+                    autoCommitRestored = true;
+                } else {
+                    c.commit();
+                }
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
                 rollbackQuietly(c, e);
                 throw e;
             } finally {
-                restore(c, restoreAutoCommit, isolation);
+                restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
             }
         }
     }

@@ -311,6 +311,6 @@ public final class MySqlDialect implements Dialect {
                         + ") ENGINE=InnoDB",
                 "CREATE UNIQUE INDEX " + quote(bareTable + "_dedup") + " ON " + quotedTable + " (`dedup_key`)",
                 "CREATE INDEX " + quote(bareTable + "_claim") + " ON " + quotedTable + " (`status`, `id`)",
-                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " (`msg_key`, `id`)");
+                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " (`msg_key`, `status`, `id`)");
     }
 }

@@ -278,6 +278,7 @@ public final class PostgresDialect implements Dialect {
                         + ")",
                 "CREATE UNIQUE INDEX " + quote(bareTable + "_dedup") + " ON " + quotedTable + " (\"dedup_key\")",
                 "CREATE INDEX " + quote(bareTable + "_claim") + " ON " + quotedTable + " (\"status\", \"id\")",
-                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " (\"msg_key\", \"id\")");
+                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable
+                        + " (\"msg_key\", \"status\", \"id\")");
     }
 }

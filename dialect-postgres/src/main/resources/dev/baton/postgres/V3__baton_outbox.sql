@@ -21,4 +21,4 @@ CREATE UNIQUE INDEX "baton_outbox_dedup" ON "baton_outbox" ("dedup_key");
 
 CREATE INDEX "baton_outbox_claim" ON "baton_outbox" ("status", "id");
 
-CREATE INDEX "baton_outbox_key" ON "baton_outbox" ("msg_key", "id");
+CREATE INDEX "baton_outbox_key" ON "baton_outbox" ("msg_key", "status", "id");

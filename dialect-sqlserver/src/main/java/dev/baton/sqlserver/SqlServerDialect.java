@@ -209,6 +209,6 @@ public final class SqlServerDialect implements Dialect {
                 "CREATE UNIQUE INDEX " + quote(bareTable + "_dedup") + " ON " + quotedTable
                         + " ([dedup_key]) WHERE [dedup_key] IS NOT NULL",
                 "CREATE INDEX " + quote(bareTable + "_claim") + " ON " + quotedTable + " ([status], [id])",
-                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " ([msg_key], [id])");
+                "CREATE INDEX " + quote(bareTable + "_key") + " ON " + quotedTable + " ([msg_key], [status], [id])");
     }
 }
