@@ -61,7 +61,7 @@ public final class Main {
             }
             if (o.workloads().contains("jmh")) {
                 Runner.log("JMH suite (in-process, no database)");
-                jmh = JmhSuite.run(o.quick(), dir);
+                jmh = JmhSuite.run(o.quick() || !workloads.isEmpty(), dir); // the short suite next to databases
                 StringBuilder rows = new StringBuilder("benchmark,params,ns_per_op,error_99_9\n");
                 for (JmhSuite.Row r : jmh) {
                     rows.append(String.format(

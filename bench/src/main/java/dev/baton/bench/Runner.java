@@ -38,8 +38,17 @@ final class Runner {
         workload.prepare(target, options);
         log("%s / %s: prepared in %.1f s", target.name(), workload.name(), (System.nanoTime() - t) / 1e9);
         List<String> variants = workload.variants(target);
-        for (int rep = 1; rep <= workload.reps(options); rep++) {
-            for (Point point : workload.points(options)) {
+        List<int[]> schedule = new ArrayList<>(); // {rep, point index}
+        int pointCount = workload.points(options).size();
+        for (int a = 0; a < (workload.repeatsPointInPlace() ? pointCount : workload.reps(options)); a++) {
+            for (int b = 0; b < (workload.repeatsPointInPlace() ? workload.reps(options) : pointCount); b++) {
+                schedule.add(workload.repeatsPointInPlace() ? new int[] {b + 1, a} : new int[] {a + 1, b});
+            }
+        }
+        for (int[] step : schedule) {
+            int rep = step[0];
+            Point point = workload.points(options).get(step[1]);
+            {
                 List<String> order = new ArrayList<>(variants);
                 if (rep % 2 == 0) {
                     java.util.Collections.reverse(order);

@@ -5,10 +5,10 @@ import java.util.Collections;
 import java.util.List;
 
 /** Medians and ranges. */
-final class Stats {
+public final class Stats {
     private Stats() {}
 
-    static double median(List<Double> values) {
+    public static double median(List<Double> values) {
         List<Double> v = new ArrayList<>();
         for (Double d : values) {
             if (d != null && !d.isNaN()) {

@@ -224,9 +224,15 @@ final class Summary {
                     for (double r : perRep) {
                         reps.append(reps.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3f", r));
                     }
+                    boolean met = w.higherIsBetter() ? med >= ratio.target() : med <= 1 / ratio.target();
                     String verdict = !ratio.numerator().equals("baton")
                             ? ""
-                            : (w.higherIsBetter() ? med >= 0.95 : med <= 1 / 0.95) ? "yes" : "**no**";
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%s %.2f: %s",
+                                    w.higherIsBetter() ? "≥" : "≤",
+                                    w.higherIsBetter() ? ratio.target() : 1 / ratio.target(),
+                                    met ? "yes" : "**no**");
                     double cpuN = cpu(runs, target, p, ratio.numerator());
                     double cpuD = cpu(runs, target, p, ratio.denominator());
                     String cpuCell = Double.isNaN(cpuN) || Double.isNaN(cpuD)
@@ -257,7 +263,7 @@ final class Summary {
         }
         md.append(
                 "Ratios: the median of the per-repetition ratios, each from the two variants of one repetition (measured in the same timed run, or back to back with `--alternate runs`):\n\n");
-        md.append("| db | point | ratio | median | per repetition | ratio of medians | ≥ 0.95 |")
+        md.append("| db | point | ratio | median | per repetition | ratio of medians | target met |")
                 .append(cpuColumn ? " client CPU µs/op, difference (medians) |" : "")
                 .append("\n|---|---|---|---:|---|---:|---|")
                 .append(cpuColumn ? "---|" : "")

@@ -46,6 +46,14 @@ public interface Workload {
         return options.reps();
     }
 
+    /**
+     * True when all repetitions of a point run back to back before the next point (for points whose tables are too big
+     * to build again per repetition); by default repetition 1 covers every point, then repetition 2, and so on.
+     */
+    default boolean repeatsPointInPlace() {
+        return false;
+    }
+
     /** True when a larger {@link Measurement#value()} is better (throughput), false for latencies. */
     default boolean higherIsBetter() {
         return true;
@@ -87,6 +95,14 @@ public interface Workload {
         return "";
     }
 
-    /** A ratio of the median values of two variants at the same point. */
-    record Ratio(String numerator, String denominator) {}
+    /**
+     * A ratio of the median values of two variants at the same point, and the target a {@code baton / …} ratio must
+     * reach: at least {@code target} for throughputs; for latencies, at most {@code 1 / target}.
+     */
+    record Ratio(String numerator, String denominator, double target) {
+        /** A ratio with the default target, 0.95. */
+        public Ratio(String numerator, String denominator) {
+            this(numerator, denominator, 0.95);
+        }
+    }
 }

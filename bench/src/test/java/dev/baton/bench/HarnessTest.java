@@ -76,9 +76,11 @@ class HarnessTest {
     @Test
     void optionsDefaultsAndErrors() {
         Options full = Options.parse(new String[0]);
-        assertEquals(5, full.reps());
+        assertEquals(3, full.reps());
         assertEquals(List.of(1, 4, 16), full.concurrency());
-        assertEquals(List.of("transition", "transition-mixed", "drain"), full.workloads());
+        assertEquals(List.of("transition", "claim", "claim-latency", "outbox", "drain", "jmh"), full.workloads());
+        assertEquals(
+                6, dev.baton.bench.workload.Workloads.named(full.workloads()).size() + 1, "all but jmh run here");
         Options quick = Options.parse(new String[] {"--quick", "--targets", "postgres"});
         assertEquals(50_000, quick.rows());
         assertEquals(List.of("postgres"), quick.targets());

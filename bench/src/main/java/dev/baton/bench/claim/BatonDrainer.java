@@ -56,7 +56,7 @@ public final class BatonDrainer implements Drainer {
     @Override
     public String description() {
         return "Baton: T `Worker`s (`baton.worker(queue).batchSize(" + batch + ")`, concurrency 1: the poller claims,"
-                + " runs the no-op handler inline, commits the batch's fenced completions in one transaction) over a"
+                + " runs the no-op handler inline, completes the batch with one fenced statement) over a"
                 + " `ClaimQueue` PENDING → PROCESSING → DONE on `" + JobTable.NAME + "`.";
     }
 

@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * The same work written by hand with the best SQL we know (DESIGN.md §2, research/perf.md (b')): each of T threads
  * holds one connection (READ COMMITTED), claims a batch with a fresh token and a database-clock lease in one atomic
  * step (PostgreSQL: {@code MATERIALIZED} CTE + {@code UPDATE … RETURNING}, autocommit; MariaDB: {@code SELECT … FOR
- * UPDATE SKIP LOCKED} + {@code UPDATE} in one transaction), runs the no-op per row, then commits the batch's
- * completions (each fenced by id, token and state) as one JDBC batch in one transaction.
+ * UPDATE SKIP LOCKED} + {@code UPDATE} in one transaction), runs the no-op per row, then completes the batch with one
+ * statement fenced by ids, token and state ({@code UPDATE … WHERE id IN (…) AND claim_token = ? AND state = 1}), as
+ * Baton does.
  */
 public final class RawDrainer implements Drainer {
     private final int batch;
@@ -42,7 +43,9 @@ public final class RawDrainer implements Drainer {
     @Override
     public String description() {
         return "hand-written JDBC, the same claim (state, lease by the database clock, token, attempts + 1, due"
-                + " check), the same fenced completions committed together per batch, one connection per thread.";
+                + " check), the batch's completions as one fenced statement (`UPDATE … WHERE id IN (…) AND claim_token"
+                + " = ? AND state = 1`, as Baton's), one connection per thread (PostgreSQL: autocommit; MariaDB: manual"
+                + " commit, never toggled).";
     }
 
     @Override
@@ -146,22 +149,25 @@ public final class RawDrainer implements Drainer {
         return ids;
     }
 
+    /**
+     * All the batch's completions as one statement, each row fenced by id, token and state: on PostgreSQL in autocommit
+     * mode, on MariaDB in the transaction mode the claim left (then committed).
+     */
     private static void complete(Connection c, List<Long> ids, long token) throws Exception {
-        c.setAutoCommit(false);
+        String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME
-                + " SET state = 2, lease_until = NULL WHERE id = ? AND claim_token = ? AND state = 1")) {
-            for (long id : ids) {
-                ps.setLong(1, id);
-                ps.setLong(2, token);
-                ps.addBatch();
+                + " SET state = 2, lease_until = NULL WHERE id IN (" + in + ") AND claim_token = ? AND state = 1")) {
+            for (int i = 0; i < ids.size(); i++) {
+                ps.setLong(i + 1, ids.get(i));
             }
-            for (int n : ps.executeBatch()) {
-                if (n == 0) {
-                    throw new IllegalStateException("a fenced completion matched nothing");
-                }
+            ps.setLong(ids.size() + 1, token);
+            if (ps.executeUpdate() != ids.size()) {
+                throw new IllegalStateException("a fenced completion matched fewer rows than claimed");
             }
         }
-        c.commit();
+        if (!c.getAutoCommit()) {
+            c.commit();
+        }
     }
 
     @Override

@@ -20,10 +20,8 @@ import java.util.concurrent.TimeUnit;
  * (READ COMMITTED) and claims with the same guard (PENDING, due), the same per-key ordering guard (no earlier message
  * of the key PENDING or PROCESSING), the same order, a 1-minute lease by the database clock, a fresh token and attempts
  * + 1 (PostgreSQL: Baton's single statement; MariaDB: a locking read that also fetches the message columns, then the
- * UPDATE, in one transaction), hands each message to the same sink, then commits the batch's fenced completions as one
- * JDBC batch in one transaction (one row: one autocommit statement on PostgreSQL). On PostgreSQL its sessions plan
- * every execution for the table as it is ({@link #customPlans}). {@link #claimSql} is checked against Baton's claim at
- * start-up.
+ * UPDATE, in one transaction), hands each message to the same sink, then marks the batch delivered with one statement
+ * fenced by ids, token and state, as Baton does. {@link #claimSql} is checked against Baton's claim at start-up.
  */
 final class RawOutbox implements OutboxVariant {
     /** Baton's default outbox lease. */
@@ -79,7 +77,8 @@ final class RawOutbox implements OutboxVariant {
     }
 
     private static String mariaDbPick(int batch) {
-        return "SELECT " + COLUMNS + " FROM " + T + " WHERE " + pickWhere(false) + " ORDER BY status, id LIMIT " + batch
+        return "SELECT " + COLUMNS.replace("attempts", "attempts + 1") + " FROM " + T + " WHERE " + pickWhere(false)
+                + " ORDER BY status, id LIMIT " + batch
                 + " FOR UPDATE SKIP LOCKED";
     }
 
@@ -110,13 +109,7 @@ final class RawOutbox implements OutboxVariant {
             baton.add(s.replace("\"", "").replace("`", ""));
         }
         List<String> raw = claimSql(pg, batch);
-        List<String> expected = pg
-                ? raw
-                : List.of(
-                        raw.get(0).replace("SELECT " + COLUMNS + " FROM", "SELECT id FROM"),
-                        raw.get(1),
-                        "SELECT " + COLUMNS + " FROM " + T + " WHERE id IN (…)");
-        return baton.equals(expected) ? null : "Baton: " + baton + "\n  hand-written: " + expected;
+        return baton.equals(raw) ? null : "Baton: " + baton + "\n  hand-written: " + raw;
     }
 
     @Override
@@ -183,38 +176,17 @@ final class RawOutbox implements OutboxVariant {
     private record Claimed(
             long id, int attempt, String topic, String key, String dedupKey, String headers, byte[] payload) {}
 
-    /** One dispatcher on its own connection (READ COMMITTED; on PostgreSQL, custom plans: see {@link #customPlans}). */
+    /** One dispatcher on its own connection (READ COMMITTED, the pool's driver defaults like Baton's). */
     private void dispatch(int batch) throws Exception {
         String claimSql = pg ? pgClaim(batch) : mariaDbPick(batch);
         String[] updateByCount = new String[batch + 1];
         try (Connection c = target.pool().getConnection()) {
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            if (pg) {
-                customPlans(c, true);
-            }
             try {
                 loop(c, claimSql, updateByCount);
             } finally {
-                if (pg) {
-                    c.setAutoCommit(true);
-                    customPlans(c, false); // the connection goes back to the shared pool
-                }
+                c.setAutoCommit(true); // the connection goes back to the shared pool
             }
-        }
-    }
-
-    /**
-     * Plans every execution of this session's statements for the table as it is now ({@code plan_cache_mode =
-     * force_custom_plan}, PostgreSQL 12+), or back to the default. With pgjdbc's defaults a statement executed five times
-     * on a connection becomes a server-side prepared statement, and PostgreSQL then switches it to a generic plan after
-     * five more executions when its bind values do not change the plan, as the claim's (status code and token, in the
-     * SET clause) do not: that plan is made for the table as it was then (empty at the start of a run: sequential scans
-     * in a nested-loop anti-join) and kept while the table grows, so each claim costs O(pending × table) and a backlog
-     * that forms is drained at a few hundred messages/s. The best hand-written dispatcher avoids that.
-     */
-    private static void customPlans(Connection c, boolean on) throws SQLException {
-        try (java.sql.Statement st = c.createStatement()) {
-            st.execute(on ? "SET plan_cache_mode = force_custom_plan" : "RESET plan_cache_mode");
         }
     }
 
@@ -305,32 +277,38 @@ final class RawOutbox implements OutboxVariant {
         return rows;
     }
 
-    /** Marks the batch DELIVERED, each row fenced by id, token and PROCESSING, and commits. */
+    /**
+     * Marks the batch DELIVERED with one statement fenced by ids, token and PROCESSING, as Baton does: autocommit on
+     * PostgreSQL, committed in the connection's manual-commit mode on MariaDB.
+     */
     private void complete(Connection c, List<Claimed> rows, long token) throws SQLException {
-        String sql =
-                "UPDATE " + T + " SET status = ?, lease_until = NULL WHERE id = ? AND claim_token = ? AND status = 1";
-        if (pg && rows.size() == 1) {
-            try (PreparedStatement ps = c.prepareStatement(sql)) { // autocommit since the claim
+        if (rows.size() == 1) {
+            String sql = "UPDATE " + T + " SET status = ?, lease_until = NULL WHERE id = ? AND claim_token = ? AND"
+                    + " status = 1";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 bind(ps, rows.get(0).id(), token);
                 if (ps.executeUpdate() != 1) {
                     throw new IllegalStateException("a fenced completion matched nothing");
                 }
             }
-            return;
-        }
-        c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (Claimed m : rows) {
-                bind(ps, m.id(), token);
-                ps.addBatch();
-            }
-            for (int n : ps.executeBatch()) {
-                if (n != 1) {
-                    throw new IllegalStateException("a fenced completion matched " + n + " rows");
+        } else {
+            String in = String.join(", ", java.util.Collections.nCopies(rows.size(), "?"));
+            String sql = "UPDATE " + T + " SET status = ?, lease_until = NULL WHERE id IN (" + in
+                    + ") AND claim_token = ? AND status = 1";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setInt(1, 2);
+                for (int i = 0; i < rows.size(); i++) {
+                    ps.setLong(i + 2, rows.get(i).id());
+                }
+                ps.setLong(rows.size() + 2, token);
+                if (ps.executeUpdate() != rows.size()) {
+                    throw new IllegalStateException("a fenced completion matched fewer rows than claimed");
                 }
             }
         }
-        c.commit();
+        if (!c.getAutoCommit()) {
+            c.commit();
+        }
     }
 
     private static void bind(PreparedStatement ps, long id, long token) throws SQLException {

@@ -72,7 +72,10 @@ public final class DrainWorkload implements Workload {
 
     @Override
     public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "db-scheduler"), new Ratio("raw", "db-scheduler"), new Ratio("baton", "raw"));
+        return List.of(
+                new Ratio("baton", "db-scheduler", 5.0),
+                new Ratio("raw", "db-scheduler"),
+                new Ratio("baton", "raw", 0.90));
     }
 
     /** At most 3: a drain is work-bounded (about 10 s per run on the 2-core machine, more under load). */
