@@ -97,6 +97,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final List<String> returningBeforeUpdate;
     private final ConcurrentMap<Integer, ClaimStatement> claimStatements = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Fenced> fencedSql = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, String> completeAllSql = new ConcurrentHashMap<>();
 
     private ClaimQueue(Builder<S> b) {
         this.engine = b.engine;
@@ -338,18 +339,23 @@ public final class ClaimQueue<S extends Enum<S>> {
         if (decisions.isEmpty()) {
             return List.of();
         }
-        List<Prepared> prepared = new ArrayList<>(decisions.size());
-        for (Decision<S> d : decisions) {
-            prepared.add(prepare(d.row(), d.outcome()));
-        }
         String operation = "apply " + decisions.size() + " outcome(s) in queue '" + name + "'";
         List<LeaseResult<S>> results;
-        if (decisions.size() == 1) {
-            results = engine.autocommit(operation, c -> runFenced(c, prepared));
-        } else if (oneFinalCompletion(decisions)) {
+        if (decisions.size() > 1 && oneFinalCompletion(decisions)) {
+            S target = decisions.get(0).outcome().target();
+            machine.checkTransition(processing, target);
+            if (sending != null) {
+                machine.checkTransition(sending, target);
+            }
             results = engine.autocommit(operation, c -> completeTogether(c, decisions));
         } else {
-            results = engine.transaction(operation, c -> runFenced(c, prepared));
+            List<Prepared> prepared = new ArrayList<>(decisions.size());
+            for (Decision<S> d : decisions) {
+                prepared.add(prepare(d.row(), d.outcome()));
+            }
+            results = decisions.size() == 1
+                    ? engine.autocommit(operation, c -> runFenced(c, prepared))
+                    : engine.transaction(operation, c -> runFenced(c, prepared));
         }
         if (engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
@@ -899,6 +905,14 @@ public final class ClaimQueue<S extends Enum<S>> {
      * usual end of a batch, which then takes one statement instead of a transaction of one update per row.
      */
     private boolean oneFinalCompletion(List<Decision<S>> decisions) {
+        for (Decision<S> d : decisions) {
+            if (d == null
+                    || d.row() == null
+                    || d.outcome() == null
+                    || !d.row().queue().equals(name)) {
+                return false; // prepare() reports it
+            }
+        }
         Decision<S> first = decisions.get(0);
         if (first.outcome().kind() != Outcome.Kind.COMPLETE
                 || !machine.isTerminal(first.outcome().target())
@@ -930,10 +944,10 @@ public final class ClaimQueue<S extends Enum<S>> {
         long token = decisions.get(0).row().token();
         int n = decisions.size();
         List<S> held = sending == null ? List.of(processing) : List.of(processing, sending);
-        String in =
-                qId + " IN (" + String.join(", ", java.util.Collections.nCopies(n, "?")) + ") AND " + qToken + " = ?";
-        String sql = "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease + " = NULL WHERE " + in + " AND "
-                + inStates(held);
+        String sql = completeAllSql.computeIfAbsent(
+                n,
+                k -> "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease + " = NULL WHERE " + idsAndToken(k)
+                        + " AND " + inStates(held));
         List<Object> binds = new ArrayList<>(n + 4);
         binds.add(machine.code(target));
         for (Decision<S> d : decisions) {
@@ -954,8 +968,8 @@ public final class ClaimQueue<S extends Enum<S>> {
         if (count < n) {
             List<Object> readBinds = new ArrayList<>(binds.subList(1, n + 2));
             readBinds.addAll(stateCodes(List.of(target)));
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT " + qId + " FROM " + qTable + " WHERE " + in + " AND " + inStates(List.of(target)))) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + qId + " FROM " + qTable + " WHERE "
+                    + idsAndToken(n) + " AND " + inStates(List.of(target)))) {
                 Engine.bind(ps, readBinds);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -973,6 +987,10 @@ public final class ClaimQueue<S extends Enum<S>> {
                             : new LeaseResult.LeaseLost<>(id));
         }
         return results;
+    }
+
+    private String idsAndToken(int n) {
+        return qId + " IN (" + String.join(", ", java.util.Collections.nCopies(n, "?")) + ") AND " + qToken + " = ?";
     }
 
     /** Integral ids compare by value whatever type the driver returned them as. */

@@ -60,7 +60,7 @@ public record Options(
               --measure S            measured seconds per run and variant (default 2)
               --rows N               rows in the transition table (default 100000)
               --concurrency LIST     threads for the transition workload (default 1,4,16)
-              --tasks N              tasks per drain run (default 20000)
+              --tasks N              tasks per drain run (default 40000)
               --drain-threads LIST   worker threads of the drain workload (default 8)
               --pool N               connections per database pool (default 24)
               --alternate MODE       slices (default): where a workload can, its variants alternate every ~200 ms
@@ -86,7 +86,7 @@ public record Options(
         double jit = quick ? 1 : 3;
         int rows = quick ? 50_000 : 100_000;
         List<Integer> concurrency = List.of(1, 4, 16);
-        int tasks = quick ? 10_000 : 20_000;
+        int tasks = quick ? 10_000 : 40_000;
         List<Integer> drainThreads = List.of(8);
         int pool = 24;
         boolean slices = true;

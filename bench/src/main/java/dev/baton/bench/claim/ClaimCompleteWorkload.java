@@ -107,7 +107,7 @@ public final class ClaimCompleteWorkload implements Workload {
         return (int) Math.round(rate[b][w] * SECONDS / 100.0) * 100;
     }
 
-    private static final double SECONDS = 1.5;
+    private static final double SECONDS = 2.0;
 
     /** The rows per run of every point, for the description. */
     private String rows(Target.Kind kind) {
