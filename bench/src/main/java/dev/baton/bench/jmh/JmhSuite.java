@@ -25,7 +25,10 @@ public final class JmhSuite {
                     + " hand-written JDBC doing the same calls; their difference is what Baton adds per transition."
                     + " `cachedSql*` is `transition(…).sql()` on repeated calls (cache key + lookup; rendered once)."
                     + " `ReplicaBenchmarks` copy three steps of `Transition`/`StateTable` that a profile of `apply()` showed"
-                    + " (operation text, copies of the source states, string cache key), to price them.";
+                    + " (operation text, copies of the source states, string cache key), to price them."
+                    + " `ClaimBenchmarks` run a 100-row claim (`claim100`: binds, statement, 100 rows mapped to"
+                    + " `ClaimedRow`s) and its completion (`completeAll100`: one fenced statement) on a stub returning 100"
+                    + " rows, next to the same calls by hand (`raw*`); divide by 100 for the cost per row.";
 
     private JmhSuite() {}
 
