@@ -20,23 +20,29 @@ public interface Workload {
     /** One paragraph for the summary: what exactly each variant executes, and how it is verified. */
     String description(Options options);
 
-    /** Whether this workload runs on the target (db-scheduler's lock-and-fetch runs on PostgreSQL only). */
-    boolean supports(Target target);
+    /** Whether this workload runs on the target (db-scheduler's lock-and-fetch runs on PostgreSQL only); default all. */
+    default boolean supports(Target target) {
+        return true;
+    }
 
     /**
      * The variants compared at every point, e.g. {@code baton}, {@code raw}, {@code db-scheduler}. Odd repetitions run
      * them in this order, even repetitions in reverse.
      */
-    List<String> variants(Target target);
+    default List<String> variants(Target target) {
+        return List.of("baton", "raw");
+    }
 
     /** The points of the x axis, e.g. concurrency 1, 4, 16, or backlog 10k, 100k, 1M. */
     List<Point> points(Options options);
 
     /**
      * The ratios to report, numerator first: {@code new Ratio("baton", "raw")}. A ratio is reported where both
-     * variants ran.
+     * variants ran. Default: {@code baton / raw}, target 0.95.
      */
-    List<Ratio> ratios();
+    default List<Ratio> ratios() {
+        return List.of(new Ratio("baton", "raw"));
+    }
 
     /** What {@link Measurement#value()} is, for table headers and chart axes, e.g. {@code transitions/s}. */
     String unit();

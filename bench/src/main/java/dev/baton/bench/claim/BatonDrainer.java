@@ -24,14 +24,15 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 public final class BatonDrainer implements Drainer {
     /** Job states, stored as their ordinals. */
-    enum Job {
+    public enum Job {
         PENDING,
         PROCESSING,
         DONE,
         DEAD
     }
 
-    static final StateMachine<Job> MACHINE = StateMachine.of(Job.class)
+    /** The jobs' machine: PENDING → PROCESSING → DONE or DEAD, back to PENDING on retry. */
+    public static final StateMachine<Job> MACHINE = StateMachine.of(Job.class)
             .storedAs(Job::ordinal)
             .initial(Job.PENDING)
             .allow(Job.PENDING, Job.PROCESSING)
@@ -58,11 +59,6 @@ public final class BatonDrainer implements Drainer {
         return "Baton: T `Worker`s (`baton.worker(queue).batchSize(" + batch + ")`, concurrency 1: the poller claims,"
                 + " runs the no-op handler inline, completes the batch with one fenced statement) over a"
                 + " `ClaimQueue` PENDING → PROCESSING → DONE on `" + JobTable.NAME + "`.";
-    }
-
-    @Override
-    public boolean supports(Target target) {
-        return true;
     }
 
     @Override

@@ -44,16 +44,6 @@ public final class ClaimCompleteWorkload implements Workload {
     }
 
     @Override
-    public boolean supports(Target target) {
-        return true;
-    }
-
-    @Override
-    public List<String> variants(Target target) {
-        return List.of("baton", "raw");
-    }
-
-    @Override
     public List<Point> points(Options options) {
         List<Point> points = new ArrayList<>();
         for (int b : batches) {

@@ -58,16 +58,6 @@ public final class ClaimLatencyWorkload implements Workload {
     }
 
     @Override
-    public boolean supports(Target target) {
-        return true;
-    }
-
-    @Override
-    public List<String> variants(Target target) {
-        return List.of("baton", "raw");
-    }
-
-    @Override
     public List<Point> points(Options options) {
         List<Point> points = new ArrayList<>();
         for (long[] s : scenarios) {
@@ -77,11 +67,6 @@ public final class ClaimLatencyWorkload implements Workload {
             points.add(new Point("rows", s[0] + s[1], label));
         }
         return points;
-    }
-
-    @Override
-    public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "raw"));
     }
 
     @Override

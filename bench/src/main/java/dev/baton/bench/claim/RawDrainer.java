@@ -49,11 +49,6 @@ public final class RawDrainer implements Drainer {
     }
 
     @Override
-    public boolean supports(Target target) {
-        return true;
-    }
-
-    @Override
     public Measurement drain(Target target, int threads, int tasks, Probe probe) throws Exception {
         JobTable.create(target, history, tasks);
         probe.quiesce(JobTable.NAME);

@@ -5,7 +5,8 @@ import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
-import dev.baton.StateMachine;
+import dev.baton.bench.claim.BatonDrainer;
+import dev.baton.bench.claim.BatonDrainer.Job;
 import dev.baton.postgres.PostgresDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,14 +39,6 @@ import org.openjdk.jmh.annotations.State;
 public class ClaimBenchmarks {
     static final int BATCH = 100;
 
-    /** Job states, stored as their ordinals. */
-    enum Job {
-        PENDING,
-        PROCESSING,
-        DONE,
-        DEAD
-    }
-
     private ClaimQueue<Job> queue;
     private DataSource stub;
     private String claimSql;
@@ -59,16 +52,9 @@ public class ClaimBenchmarks {
     public void setup() {
         stub = StubJdbc.dataSource(BATCH, BATCH);
         Baton baton = Baton.builder(stub).dialect(new PostgresDialect()).build();
-        StateMachine<Job> machine = StateMachine.of(Job.class)
-                .storedAs(Job::ordinal)
-                .initial(Job.PENDING)
-                .allow(Job.PENDING, Job.PROCESSING)
-                .allow(Job.PROCESSING, Job.PENDING, Job.DONE, Job.DEAD)
-                .terminal(Job.DONE, Job.DEAD)
-                .build();
         queue = baton.<Job>queue("jobs")
                 .table("jobs")
-                .claim("state", machine, Job.PENDING, Job.PROCESSING)
+                .claim("state", BatonDrainer.MACHINE, Job.PENDING, Job.PROCESSING)
                 .select("payload")
                 .deadState(Job.DEAD)
                 .lease(Duration.ofMinutes(5))

@@ -98,27 +98,12 @@ public final class OutboxWorkload implements Workload {
     }
 
     @Override
-    public boolean supports(Target target) {
-        return true;
-    }
-
-    @Override
-    public List<String> variants(Target target) {
-        return List.of("baton", "raw");
-    }
-
-    @Override
     public List<Point> points(Options options) {
         List<Point> points = new ArrayList<>();
         for (int t : threads) {
             points.add(new Point("producers = dispatchers", t, "p=" + t + " d=" + t + " b=" + BATCH));
         }
         return points;
-    }
-
-    @Override
-    public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "raw"));
     }
 
     @Override

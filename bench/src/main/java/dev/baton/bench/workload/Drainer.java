@@ -18,7 +18,9 @@ public interface Drainer {
     String description();
 
     /** Whether this system runs on the target. */
-    boolean supports(Target target);
+    default boolean supports(Target target) {
+        return true;
+    }
 
     /**
      * Creates a fresh queue of {@code tasks} due tasks (untimed), calls {@link Probe#quiesce}, then times the drain:

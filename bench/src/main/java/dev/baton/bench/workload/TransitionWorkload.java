@@ -193,27 +193,12 @@ public final class TransitionWorkload implements Workload {
     }
 
     @Override
-    public boolean supports(Target target) {
-        return true;
-    }
-
-    @Override
-    public List<String> variants(Target target) {
-        return List.of("baton", "raw");
-    }
-
-    @Override
     public List<Point> points(Options o) {
         List<Point> points = new ArrayList<>();
         for (int c : o.concurrency()) {
             points.add(new Point("concurrency", c, "c=" + c));
         }
         return points;
-    }
-
-    @Override
-    public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "raw"));
     }
 
     @Override
