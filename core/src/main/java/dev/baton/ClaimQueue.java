@@ -95,6 +95,10 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final List<String> qOrderBy;
     private final List<String> returning;
     private final List<String> returningBeforeUpdate;
+    private final List<S> held;
+    private final String heldGuard;
+    private final List<Object> heldBinds;
+    private final String fence;
     private final ConcurrentMap<Integer, ClaimStatement> claimStatements = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Fenced> fencedSql = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, String> completeAllSql = new ConcurrentHashMap<>();
@@ -193,6 +197,16 @@ public final class ClaimQueue<S extends Enum<S>> {
         before.addAll(ret.subList(2, ret.size()));
         boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
         this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
+        // the states a claim holds a row in, and the fence of every write under a claim: constant per queue
+        this.held = sending == null ? List.of(processing) : List.of(processing, sending);
+        List<Object> heldCodes = new ArrayList<>();
+        for (S state : held) {
+            heldCodes.add(machine.code(state));
+        }
+        SqlFragment heldIn = d.stateIn(qState, heldCodes);
+        this.heldGuard = heldIn.sql();
+        this.heldBinds = heldIn.binds();
+        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
     }
 
     /** The queue's name, used in messages, metrics and idempotency keys. */
@@ -667,8 +681,7 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new ConfigurationException(
                     "row " + row + " was claimed from queue '" + row.queue() + "', not '" + name + "'");
         }
-        List<S> held = sending == null ? List.of(processing) : List.of(processing, sending);
-        String fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + inStates(held);
+        List<S> held = this.held;
         switch (outcome.kind()) {
             case COMPLETE -> {
                 S target = outcome.target();
@@ -739,7 +752,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     private Prepared heartbeatPrepared(ClaimedRow<S> row) {
-        List<S> held = sending == null ? List.of(processing) : List.of(processing, sending);
+        List<S> held = this.held;
         Fenced f = fenced(
                 "heartbeat",
                 () -> "UPDATE " + qTable + " SET " + qLease + " = " + plus(lease) + " WHERE " + qId + " = ? AND "
@@ -792,6 +805,9 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     private List<Object> stateCodes(List<S> states) {
+        if (states == held) {
+            return heldBinds;
+        }
         List<Object> codes = new ArrayList<>();
         for (S s : states) {
             codes.add(machine.code(s));
@@ -800,6 +816,9 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     private String inStates(List<S> states) {
+        if (states == held) {
+            return heldGuard;
+        }
         List<Object> codes = new ArrayList<>();
         for (S s : states) {
             codes.add(machine.code(s));
@@ -943,7 +962,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
         int n = decisions.size();
-        List<S> held = sending == null ? List.of(processing) : List.of(processing, sending);
+        List<S> held = this.held;
         String sql = completeAllSql.computeIfAbsent(
                 n,
                 k -> "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease + " = NULL WHERE " + idsAndToken(k)

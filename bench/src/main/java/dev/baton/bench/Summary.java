@@ -193,7 +193,7 @@ final class Summary {
             Set<String> targets = new LinkedHashSet<>();
             runs.forEach(r -> targets.add(r.target()));
             for (String target : targets) {
-                List<LineChart.P> points = new ArrayList<>();
+                Map<String, List<LineChart.P>> lines = new LinkedHashMap<>(); // by Point.series
                 Map<Long, Point> pointsByX = new LinkedHashMap<>();
                 runs.stream()
                         .filter(r -> r.target().equals(target))
@@ -250,11 +250,16 @@ final class Summary {
                         row.add(cpuCell);
                     }
                     rows.add(row.toArray(new String[0]));
-                    points.add(new LineChart.P(p.x(), med, Stats.min(perRep), Stats.max(perRep)));
+                    lines.computeIfAbsent(p.series(), k -> new ArrayList<>())
+                            .add(new LineChart.P(p.plotX(), med, Stats.min(perRep), Stats.max(perRep)));
                 }
-                if (!points.isEmpty()) {
+                for (Map.Entry<String, List<LineChart.P>> line : lines.entrySet()) {
                     chart.add(new LineChart.Series(
-                            target + " " + ratio.numerator() + "/" + ratio.denominator(), colour++, false, points));
+                            target + " " + ratio.numerator() + "/" + ratio.denominator()
+                                    + (line.getKey().isEmpty() ? "" : " " + line.getKey()),
+                            colour++,
+                            false,
+                            line.getValue()));
                 }
             }
         }
@@ -279,27 +284,53 @@ final class Summary {
     }
 
     private void charts(Workload w, List<Run> runs) throws IOException {
+        boolean grid = runs.stream().anyMatch(r -> !r.point().series().isEmpty());
+        if (!grid) {
+            chart(w, runs, w.name(), "");
+            return;
+        }
+        // a grid of two parameters (e.g. batch × workers): one chart per database, one colour per line of the grid
+        Set<String> targets = new LinkedHashSet<>();
+        runs.forEach(r -> targets.add(r.target()));
+        for (String target : targets) {
+            chart(
+                    w,
+                    runs.stream().filter(r -> r.target().equals(target)).toList(),
+                    w.name() + "-" + target,
+                    target + " ");
+        }
+    }
+
+    private void chart(Workload w, List<Run> runs, String name, String titlePrefix) throws IOException {
         Map<String, List<Run>> groups = group(runs);
         Map<String, List<LineChart.P>> series = new LinkedHashMap<>();
+        Map<String, Integer> colours = new LinkedHashMap<>(); // grid line -> palette index
         String axis = runs.get(0).point().axis();
         for (List<Run> g : groups.values()) {
             Run first = g.get(0);
             List<Double> values = values(g, r -> r.m().value());
-            series.computeIfAbsent(first.target() + " " + first.variant(), k -> new ArrayList<>())
+            String line = first.point().series();
+            String key = line.isEmpty() ? first.target() + " " + first.variant() : first.variant() + " " + line;
+            colours.putIfAbsent(line.isEmpty() ? key : line, colours.size());
+            series.computeIfAbsent(key, k -> new ArrayList<>())
                     .add(new LineChart.P(
-                            first.point().x(), Stats.median(values), Stats.min(values), Stats.max(values)));
+                            first.point().plotX(), Stats.median(values), Stats.min(values), Stats.max(values)));
         }
         LineChart chart = new LineChart(
-                w.name() + ": median " + w.unit() + " (whiskers: min..max of " + w.reps(options) + " runs)",
+                titlePrefix + w.name() + ": median " + w.unit() + " (whiskers: min..max of " + w.reps(options)
+                        + " runs)",
                 axis,
                 w.unit());
-        int colour = 0;
         for (Map.Entry<String, List<LineChart.P>> e : series.entrySet()) {
-            chart.add(new LineChart.Series(e.getKey(), colour++, !e.getKey().endsWith(" baton"), e.getValue()));
+            String key = e.getKey();
+            String line = key.substring(key.indexOf(' ') + 1);
+            int colour = colours.containsKey(line) ? colours.get(line) : colours.getOrDefault(key, 0);
+            boolean baton = key.startsWith("baton ") || key.contains(" baton");
+            chart.add(new LineChart.Series(key, colour, !baton, e.getValue()));
         }
-        String file = w.name() + ".png";
+        String file = name + ".png";
         chart.write(dir.resolve(file), 720, 440);
-        md.append("![").append(w.name()).append("](").append(file).append(")\n\n");
+        md.append("![").append(name).append("](").append(file).append(")\n\n");
     }
 
     private void jmh(Context ctx) {

@@ -48,7 +48,7 @@ public final class ClaimCompleteWorkload implements Workload {
         List<Point> points = new ArrayList<>();
         for (int b : batches) {
             for (int w : workers) {
-                points.add(new Point("workers", w * 1000L + b, "w=" + w + " b=" + b));
+                points.add(new Point("workers", w * 1000L + b, "w=" + w + " b=" + b, "b=" + b, w));
             }
         }
         return points;
