@@ -957,7 +957,6 @@ public final class ClaimQueue<S extends Enum<S>> {
      * completed are those now in the terminal state with our token (a terminal row never moves again, and any later
      * claim of a lost row stamped another token).
      */
-    @SuppressWarnings("unchecked")
     private List<LeaseResult<S>> completeTogether(Connection c, List<Decision<S>> decisions) throws SQLException {
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
