@@ -681,7 +681,6 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new ConfigurationException(
                     "row " + row + " was claimed from queue '" + row.queue() + "', not '" + name + "'");
         }
-        List<S> held = this.held;
         switch (outcome.kind()) {
             case COMPLETE -> {
                 S target = outcome.target();
@@ -752,7 +751,6 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     private Prepared heartbeatPrepared(ClaimedRow<S> row) {
-        List<S> held = this.held;
         Fenced f = fenced(
                 "heartbeat",
                 () -> "UPDATE " + qTable + " SET " + qLease + " = " + plus(lease) + " WHERE " + qId + " = ? AND "
@@ -961,7 +959,6 @@ public final class ClaimQueue<S extends Enum<S>> {
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
         int n = decisions.size();
-        List<S> held = this.held;
         String sql = completeAllSql.computeIfAbsent(
                 n,
                 k -> "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease + " = NULL WHERE " + idsAndToken(k)

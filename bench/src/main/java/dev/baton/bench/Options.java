@@ -8,7 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Command-line settings of one benchmark invocation. Defaults are the full run (about 8 minutes on the 2-core machine);
+ * Command-line settings of one benchmark invocation. Defaults are the full run (8 to 9.5 minutes on the 2-core machine);
  * {@code --quick} shrinks durations and sizes to about 2 minutes.
  */
 public record Options(
@@ -34,7 +34,7 @@ public record Options(
         boolean slices,
         List<String> commandLine) {
 
-    /** Everything issue 6 asks for, in one invocation of about 8 minutes on the 2-core machine. */
+    /** Everything issue 6 asks for, in one invocation of 8 to 9.5 minutes on the 2-core machine. */
     static final List<String> DEFAULT_WORKLOADS =
             List.of("transition", "claim", "claim-latency", "outbox", "drain", "jmh");
 

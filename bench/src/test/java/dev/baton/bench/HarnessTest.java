@@ -80,7 +80,7 @@ class HarnessTest {
         assertEquals(List.of(1, 4, 16), full.concurrency());
         assertEquals(List.of("transition", "claim", "claim-latency", "outbox", "drain", "jmh"), full.workloads());
         assertEquals(
-                6, dev.baton.bench.workload.Workloads.named(full.workloads()).size() + 1, "all but jmh run here");
+                5, dev.baton.bench.workload.Workloads.named(full.workloads()).size(), "jmh is not a database workload");
         Options quick = Options.parse(new String[] {"--quick", "--targets", "postgres"});
         assertEquals(50_000, quick.rows());
         assertEquals(List.of("postgres"), quick.targets());

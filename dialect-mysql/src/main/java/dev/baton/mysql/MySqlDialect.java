@@ -203,8 +203,9 @@ public final class MySqlDialect implements Dialect {
         // MariaDB has no UPDATE … RETURNING: the locking read returns the values the update will write where the spec
         // can say them before it (one round trip less), else the claimed rows are read again after the update.
         boolean readWhilePicking = readsWhilePicking(spec);
-        int idAt = readWhilePicking ? pickedColumns(spec).indexOf(spec.idColumn()) + 1 : 1;
-        int valuesFrom = readWhilePicking && !spec.returningBeforeUpdate().contains(spec.idColumn()) ? 2 : 1;
+        List<String> picked = readWhilePicking ? pickedColumns(spec) : List.of(spec.idColumn());
+        int idAt = picked.indexOf(spec.idColumn()) + 1;
+        int valuesFrom = picked.size() - width + 1; // the returned values are the last columns of the locking read
         String[] updateByCount = new String[spec.limit() + 1];
         String[] readByCount = new String[spec.limit() + 1];
         List<String> text = width == 0 || readWhilePicking
@@ -212,7 +213,7 @@ public final class MySqlDialect implements Dialect {
                 : List.of(selectSql, updatePrefix + "…" + updateSuffix, readPrefix + "…)");
         return ClaimStatement.of(text, (connection, args) -> {
             List<Object> ids = new ArrayList<>();
-            List<Object[]> picked = readWhilePicking ? new ArrayList<>() : List.of();
+            List<Object[]> values = readWhilePicking ? new ArrayList<>() : List.of();
             try (PreparedStatement ps = connection.prepareStatement(selectSql)) {
                 Rows.bind(ps, 1, SqlFragment.resolve(pickBinds, args));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -223,7 +224,7 @@ public final class MySqlDialect implements Dialect {
                             for (int i = 0; i < width; i++) {
                                 row[i] = rs.getObject(valuesFrom + i);
                             }
-                            picked.add(row);
+                            values.add(row);
                         }
                     }
                 }
@@ -253,7 +254,7 @@ public final class MySqlDialect implements Dialect {
                 return Rows.empty(n);
             }
             if (readWhilePicking) {
-                return picked;
+                return values;
             }
             String read = readByCount[n];
             if (read == null) {
