@@ -63,8 +63,8 @@ public final class Baton {
      *
      * @throws ConfigurationException if the name is blank or longer than 100 characters
      */
-    public <S extends Enum<S>> ClaimQueue.Builder<S> queue(String name) {
-        return new ClaimQueue.Builder<>(engine, name);
+    public <S extends Enum<S>> ClaimQueueBuilder<S> queue(String name) {
+        return new ClaimQueueBuilder<>(engine, name);
     }
 
     /** Starts the configuration of a worker that processes {@code queue} with a handler. */
@@ -115,12 +115,12 @@ public final class Baton {
      * @throws ConfigurationException if the database would silently truncate payloads
      */
     public Outbox outbox(String table) {
-        return new Outbox(this, table, Outbox.Options.defaults());
+        return new Outbox(engine, table, Outbox.Options.defaults());
     }
 
     /** The transactional outbox in {@code table} with the given options. */
     public Outbox outbox(String table, Outbox.Options options) {
-        return new Outbox(this, table, options);
+        return new Outbox(engine, table, options);
     }
 
     /** Internal: the engine behind this instance, for the other Baton modules. */

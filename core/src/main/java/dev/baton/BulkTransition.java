@@ -1,16 +1,11 @@
 package dev.baton;
 
-import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
-import dev.baton.spi.ClaimSpec;
+import dev.baton.internal.sql.Assignments;
 import dev.baton.spi.ClaimStatement;
-import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -39,9 +34,7 @@ public final class BulkTransition<S extends Enum<S>> {
     private final List<S> sources;
     private final S target;
     private final List<Condition> guards = new ArrayList<>();
-    private final List<String> columns = new ArrayList<>();
-    private final List<Object> values = new ArrayList<>();
-    private final List<Boolean> nows = new ArrayList<>();
+    private Assignments extra = Assignments.NONE;
     private int batchSize = DEFAULT_BATCH_SIZE;
 
     BulkTransition(StateTable<S> table, Set<S> sources, S target) {
@@ -58,21 +51,25 @@ public final class BulkTransition<S extends Enum<S>> {
         return this;
     }
 
-    /** Also sets {@code column = value} on every moved row. */
+    /**
+     * Also sets {@code column = value} on every moved row.
+     *
+     * @throws InvalidIdentifierException for a bad column name
+     * @throws ConfigurationException if the column is the id or state column or is set twice
+     */
     public BulkTransition<S> set(String column, Object value) {
-        Identifiers.quote(table.engine().dialect(), column);
-        columns.add(column);
-        values.add(value);
-        nows.add(false);
+        extra = table.statements().check(extra.set(column, value));
         return this;
     }
 
-    /** Also sets {@code column} to the database clock's timestamp on every moved row. */
+    /**
+     * Also sets {@code column} to the database clock's timestamp on every moved row.
+     *
+     * @throws InvalidIdentifierException for a bad column name
+     * @throws ConfigurationException if the column is the id or state column or is set twice
+     */
     public BulkTransition<S> setNow(String column) {
-        Identifiers.quote(table.engine().dialect(), column);
-        columns.add(column);
-        values.add(null);
-        nows.add(true);
+        extra = table.statements().check(extra.setNow(column));
         return this;
     }
 
@@ -100,74 +97,25 @@ public final class BulkTransition<S extends Enum<S>> {
     public BulkResult apply() {
         ClaimStatement statement = render();
         Engine engine = table.engine();
-        long rows = 0;
-        int batches = 0;
-        while (true) {
-            String operation = "bulk transition " + table.table() + " to " + target;
-            int moved = table.engine().dialect().claimNeedsTransaction()
-                    ? engine.transaction(
-                            operation, c -> statement.execute(c, new Object[0]).size())
-                    : engine.autocommit(
-                            operation, c -> statement.execute(c, new Object[0]).size());
-            rows += moved;
-            batches++;
-            if (moved < batchSize) {
-                break;
-            }
-        }
-        long total = rows;
-        int count = batches;
-        engine.fire(l -> l.onBulkTransition(table.table(), target, total, count));
-        return new BulkResult(rows, batches);
+        String operation = "bulk transition " + table.table() + " to " + target;
+        Engine.Drained done = engine.drain(operation, statement, batchSize);
+        engine.fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
+        return new BulkResult(done.rows(), done.batches());
     }
 
     /** Runs batches on the caller's connection (in its transaction if one is open) until one comes back short. */
     public BulkResult apply(Connection connection) {
         Objects.requireNonNull(connection, "connection");
         ClaimStatement statement = render();
-        long rows = 0;
-        int batches = 0;
         try {
-            while (true) {
-                int moved = statement.execute(connection, new Object[0]).size();
-                rows += moved;
-                batches++;
-                if (moved < batchSize) {
-                    return new BulkResult(rows, batches);
-                }
-            }
+            Engine.Drained done = Engine.drain(connection, statement, batchSize);
+            return new BulkResult(done.rows(), done.batches());
         } catch (SQLException e) {
             throw new DataAccessException("bulk transition " + table.table() + " to " + target, e);
         }
     }
 
     private ClaimStatement render() {
-        Dialect d = table.engine().dialect();
-        StateMachine<S> m = table.machine();
-        List<Condition> all = new ArrayList<>();
-        List<Object> codes = new ArrayList<>();
-        for (S s : sources) {
-            codes.add(m.code(s));
-        }
-        all.add(new Condition.StateIn(table.stateColumn(), codes, sources));
-        all.addAll(guards);
-        SqlFragment where = Conditions.and(d, all);
-        List<SqlFragment> sets = new ArrayList<>();
-        sets.add(new SqlFragment(table.quotedState() + " = ?", Arrays.asList(m.code(target))));
-        for (int i = 0; i < columns.size(); i++) {
-            String q = Identifiers.quote(d, columns.get(i));
-            sets.add(
-                    nows.get(i)
-                            ? SqlFragment.of(q + " = " + d.currentTimestamp())
-                            : new SqlFragment(q + " = ?", Arrays.asList(values.get(i))));
-        }
-        return d.claimStatement(new ClaimSpec(
-                table.quotedTable(),
-                table.quotedId(),
-                where,
-                List.of(), // a sweep needs no order; leaving it out lets the database use the state index
-                SqlFragment.join(", ", sets),
-                List.of(),
-                batchSize));
+        return table.statements().bulk(sources, guards, target, extra, batchSize);
     }
 }

@@ -43,7 +43,7 @@ public final class ClaimedRow<S extends Enum<S>> {
         return attempt;
     }
 
-    /** The value of a column the queue selects ({@link ClaimQueue.Builder#select}); names compare as configured. */
+    /** The value of a column the queue selects ({@link ClaimQueueBuilder#select}); names compare as configured. */
     public Object get(String column) {
         if (!values.containsKey(column)) {
             throw new IllegalArgumentException("column " + column + " is not selected by queue '" + queue

@@ -140,8 +140,8 @@ public final class Outbox {
     private final String insertIfAbsentSql;
     private final String idColumn;
 
-    Outbox(Baton baton, String table, Options options) {
-        this.engine = baton.engine();
+    Outbox(Engine engine, String table, Options options) {
+        this.engine = engine;
         this.table = table;
         this.options = Objects.requireNonNull(options, "options");
         Dialect d = engine.dialect();
@@ -160,7 +160,7 @@ public final class Outbox {
                 "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
         this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
         this.idColumn = "id";
-        ClaimQueue.Builder<Status> b = baton.<Status>queue("outbox:" + table)
+        ClaimQueueBuilder<Status> b = new ClaimQueueBuilder<Status>(engine, "outbox:" + table)
                 .table(table)
                 .claim("status", Status.MACHINE, Status.PENDING, Status.PROCESSING)
                 .deadState(Status.DEAD)

@@ -1,10 +1,7 @@
 package dev.baton;
 
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.sql.Assignments;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -39,36 +36,24 @@ public final class Outcome<S extends Enum<S>> {
     private final S target;
     private final String error;
     private final Duration delay;
-    private final List<String> columns;
-    private final List<Object> values;
-    private final List<Boolean> nows;
+    private final Assignments assignments;
 
-    private Outcome(
-            Kind kind,
-            S target,
-            String error,
-            Duration delay,
-            List<String> columns,
-            List<Object> values,
-            List<Boolean> nows) {
+    private Outcome(Kind kind, S target, String error, Duration delay, Assignments assignments) {
         this.kind = kind;
         this.target = target;
         this.error = error;
         this.delay = delay;
-        this.columns = columns;
-        this.values = values;
-        this.nows = nows;
+        this.assignments = assignments;
     }
 
     /** Completes the row into {@code target} (a state the processing state may move to). */
     public static <S extends Enum<S>> Outcome<S> complete(S target) {
-        return new Outcome<>(
-                Kind.COMPLETE, Objects.requireNonNull(target, "target"), null, null, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.COMPLETE, Objects.requireNonNull(target, "target"), null, null, Assignments.NONE);
     }
 
     /** Retries later with the queue's backoff; {@code reason} is kept in the error column. */
     public static <S extends Enum<S>> Outcome<S> retry(String reason) {
-        return new Outcome<>(Kind.RETRY, null, reason, null, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.RETRY, null, reason, null, Assignments.NONE);
     }
 
     /** Retries after {@code delay} (database clock) instead of the queue's backoff. */
@@ -77,17 +62,17 @@ public final class Outcome<S extends Enum<S>> {
         if (delay.isNegative()) {
             throw new ConfigurationException("retry delay must not be negative, was " + delay);
         }
-        return new Outcome<>(Kind.RETRY, null, reason, delay, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.RETRY, null, reason, delay, Assignments.NONE);
     }
 
     /** Moves the row to the dead state, keeping {@code reason}. */
     public static <S extends Enum<S>> Outcome<S> deadLetter(String reason) {
-        return new Outcome<>(Kind.DEAD_LETTER, null, reason, null, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.DEAD_LETTER, null, reason, null, Assignments.NONE);
     }
 
     /** Gives the row back to the claimable state, due at once. */
     public static <S extends Enum<S>> Outcome<S> release() {
-        return new Outcome<>(Kind.RELEASE, null, null, null, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.RELEASE, null, null, null, Assignments.NONE);
     }
 
     /**
@@ -95,7 +80,7 @@ public final class Outcome<S extends Enum<S>> {
      * happened, so the row must not be sent again until a reconciler asked the sink (non-idempotent sinks only).
      */
     public static <S extends Enum<S>> Outcome<S> unknown(String reason) {
-        return new Outcome<>(Kind.UNKNOWN, null, reason, null, List.of(), List.of(), List.of());
+        return new Outcome<>(Kind.UNKNOWN, null, reason, null, Assignments.NONE);
     }
 
     /** Also sets {@code column = value} when completing (only for {@link #complete}). */
@@ -112,24 +97,8 @@ public final class Outcome<S extends Enum<S>> {
         if (kind != Kind.COMPLETE) {
             throw new ConfigurationException("only a completion sets columns, not " + kind);
         }
-        Identifiers.check(column);
-        if (columns.contains(column)) {
-            throw new ConfigurationException("column " + column + " is set twice");
-        }
-        List<String> c = new ArrayList<>(columns);
-        List<Object> v = new ArrayList<>(values);
-        List<Boolean> n = new ArrayList<>(nows);
-        c.add(column);
-        v.add(value);
-        n.add(now);
-        return new Outcome<>(
-                kind,
-                target,
-                error,
-                delay,
-                Collections.unmodifiableList(c),
-                Collections.unmodifiableList(v),
-                Collections.unmodifiableList(n));
+        Assignments more = now ? assignments.setNow(column) : assignments.set(column, value);
+        return new Outcome<>(kind, target, error, delay, more);
     }
 
     /** The kind. */
@@ -152,16 +121,9 @@ public final class Outcome<S extends Enum<S>> {
         return delay;
     }
 
-    List<String> columns() {
-        return columns;
-    }
-
-    List<Object> values() {
-        return values;
-    }
-
-    List<Boolean> nows() {
-        return nows;
+    /** The columns a completion sets besides the state. */
+    Assignments assignments() {
+        return assignments;
     }
 
     @Override

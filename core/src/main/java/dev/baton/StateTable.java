@@ -1,13 +1,9 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
-import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlFragment;
+import dev.baton.internal.sql.TableStatements;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -15,8 +11,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * A state machine bound to a column of a host table. Immutable and thread-safe. Every transition is one guarded
@@ -31,25 +25,15 @@ public final class StateTable<S extends Enum<S>> {
     private final String idColumn;
     private final String stateColumn;
     private final StateMachine<S> machine;
-    private final String qTable;
-    private final String qId;
-    private final String qState;
-    private final String readSql;
-    private final String lockingReadSql;
-    private final ConcurrentMap<String, RenderedTransition> sqlCache = new ConcurrentHashMap<>();
+    private final TableStatements<S> statements;
 
     StateTable(Engine engine, String table, String idColumn, String stateColumn, StateMachine<S> machine) {
-        Dialect d = engine.dialect();
         this.engine = engine;
         this.table = table;
         this.idColumn = idColumn;
         this.stateColumn = stateColumn;
         this.machine = machine;
-        this.qTable = Identifiers.quoteTable(d, table);
-        this.qId = Identifiers.quote(d, idColumn);
-        this.qState = Identifiers.quote(d, stateColumn);
-        this.readSql = "SELECT " + qState + " FROM " + qTable + " WHERE " + qId + " = ?";
-        this.lockingReadSql = d.lockingSelect(qTable, qState, qId + " = ?");
+        this.statements = new TableStatements<>(engine.dialect(), table, idColumn, stateColumn, machine);
     }
 
     /** The table name as configured. */
@@ -149,7 +133,7 @@ public final class StateTable<S extends Enum<S>> {
      */
     public Optional<S> currentState(Object id) {
         Objects.requireNonNull(id, "id");
-        return engine.autocommit("read state of " + table + " id " + id, c -> read(c, id));
+        return engine.autocommit("read state of " + table + " id " + id, c -> statements.read(c, id, false));
     }
 
     /** Reads the current state of row {@code id} on the caller's connection. */
@@ -157,7 +141,7 @@ public final class StateTable<S extends Enum<S>> {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(id, "id");
         try {
-            return read(connection, id);
+            return statements.read(connection, id, false);
         } catch (SQLException e) {
             throw new DataAccessException("read state of " + table + " id " + id, e);
         }
@@ -179,81 +163,13 @@ public final class StateTable<S extends Enum<S>> {
         });
     }
 
-    Optional<S> read(Connection c, Object id) throws SQLException {
-        return read(c, id, false);
-    }
-
-    /**
-     * Reads the state. After a guarded update matched nothing inside a caller's transaction, {@code latest} asks for a
-     * locking read: a plain one may see the transaction's snapshot (MySQL and MariaDB at REPEATABLE READ) rather than
-     * the state the update met. In autocommit mode every statement reads the latest row anyway, and takes no lock.
-     */
-    Optional<S> read(Connection c, Object id, boolean latest) throws SQLException {
-        String sql = latest && !c.getAutoCommit() ? lockingReadSql : readSql;
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            Engine.bindOne(ps, 1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                Object raw = rs.getObject(1);
-                return Optional.of(machine.fromCode(raw)
-                        .orElseThrow(() -> new UnknownStateException(table, stateColumn, id, raw, machine.name())));
-            }
-        }
-    }
-
     Engine engine() {
         return engine;
     }
 
-    String quotedTable() {
-        return qTable;
+    TableStatements<S> statements() {
+        return statements;
     }
-
-    String quotedId() {
-        return qId;
-    }
-
-    String quotedState() {
-        return qState;
-    }
-
-    /**
-     * The UPDATE for a shape: the source states and the extra assignments; cached. Binds: target code, extra values
-     * (in order, skipping database-clock columns), id, then the guard's binds.
-     */
-    RenderedTransition transitionSql(List<S> sources, List<String> columns, List<Boolean> nows) {
-        StringBuilder key = new StringBuilder();
-        for (S s : sources) {
-            key.append(s.ordinal()).append(',');
-        }
-        for (int i = 0; i < columns.size(); i++) {
-            key.append(nows.get(i) ? ";n:" : ";v:").append(columns.get(i));
-        }
-        return sqlCache.computeIfAbsent(key.toString(), k -> {
-            Dialect d = engine.dialect();
-            List<Object> codes = new ArrayList<>();
-            for (S s : sources) {
-                codes.add(machine.code(s));
-            }
-            SqlFragment guard = d.stateIn(qState, codes);
-            StringBuilder sql = new StringBuilder("UPDATE ")
-                    .append(qTable)
-                    .append(" SET ")
-                    .append(qState)
-                    .append(" = ?");
-            for (int i = 0; i < columns.size(); i++) {
-                sql.append(", ").append(Identifiers.quote(d, columns.get(i))).append(" = ");
-                sql.append(nows.get(i) ? d.currentTimestamp() : "?");
-            }
-            sql.append(" WHERE ").append(qId).append(" = ? AND ").append(guard.sql());
-            return new RenderedTransition(sql.toString(), guard.binds());
-        });
-    }
-
-    /** A rendered transition: its SQL and the guard's bind values. */
-    record RenderedTransition(String sql, List<Object> guardBinds) {}
 
     @Override
     public String toString() {

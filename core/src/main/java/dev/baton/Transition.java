@@ -1,17 +1,14 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
-import dev.baton.spi.SqlError;
+import dev.baton.internal.sql.Assignments;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -26,9 +23,7 @@ public final class Transition<S extends Enum<S>> {
     private final Object id;
     private final List<S> sources;
     private final S target;
-    private final List<String> columns = new ArrayList<>(2);
-    private final List<Boolean> nows = new ArrayList<>(2);
-    private final List<Object> values = new ArrayList<>(2);
+    private Assignments extra = Assignments.NONE;
 
     Transition(StateTable<S> table, Object id, Set<S> sources, S target) {
         this.table = table;
@@ -41,35 +36,22 @@ public final class Transition<S extends Enum<S>> {
      * Also sets {@code column = value} in the same statement (value may be null).
      *
      * @throws InvalidIdentifierException for a bad column name
-     * @throws ConfigurationException if the column is the state column or is set twice
+     * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public Transition<S> set(String column, Object value) {
-        add(column, false);
-        values.add(value);
+        extra = table.statements().check(extra.set(column, value));
         return this;
     }
 
-    /** Also sets {@code column} to the database clock's current timestamp. */
+    /**
+     * Also sets {@code column} to the database clock's current timestamp.
+     *
+     * @throws InvalidIdentifierException for a bad column name
+     * @throws ConfigurationException if the column is the id or state column or is set twice
+     */
     public Transition<S> setNow(String column) {
-        add(column, true);
-        values.add(null);
+        extra = table.statements().check(extra.setNow(column));
         return this;
-    }
-
-    private void add(String column, boolean now) {
-        Identifiers.quote(table.engine().dialect(), column);
-        if (column.equalsIgnoreCase(table.stateColumn()) || column.equalsIgnoreCase(table.idColumn())) {
-            throw new ConfigurationException("transition cannot set " + column + " directly (it is the "
-                    + (column.equalsIgnoreCase(table.idColumn()) ? "id" : "state") + " column of " + table.table()
-                    + ")");
-        }
-        for (String c : columns) {
-            if (c.equalsIgnoreCase(column)) {
-                throw new ConfigurationException("column " + column + " is set twice");
-            }
-        }
-        columns.add(column);
-        nows.add(now);
     }
 
     /** The table this transition is on. */
@@ -79,7 +61,7 @@ public final class Transition<S extends Enum<S>> {
 
     /** The SQL text this transition runs (values are bind parameters), for logs and exact-SQL tests. */
     public String sql() {
-        return table.transitionSql(sources, columns, nows).sql();
+        return table.statements().transition(sources, extra).sql();
     }
 
     /**
@@ -133,43 +115,6 @@ public final class Transition<S extends Enum<S>> {
 
     /** Runs the statement on {@code c} as it is (no savepoint, no listeners); a unique violation is a Conflict. */
     TransitionResult<S> execute(Connection c) throws SQLException {
-        StateMachine<S> machine = table.machine();
-        StateTable.RenderedTransition rendered = table.transitionSql(sources, columns, nows);
-        int count;
-        try (PreparedStatement ps = c.prepareStatement(rendered.sql())) {
-            int i = 1;
-            Engine.bindOne(ps, i++, machine.code(target));
-            for (int k = 0; k < columns.size(); k++) {
-                if (!nows.get(k)) {
-                    Engine.bindOne(ps, i++, values.get(k));
-                }
-            }
-            Engine.bindOne(ps, i++, id);
-            for (Object code : rendered.guardBinds()) {
-                Engine.bindOne(ps, i++, code);
-            }
-            count = ps.executeUpdate();
-        } catch (SQLException e) {
-            SqlError error = table.engine().dialect().classify(e);
-            if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
-                return new TransitionResult.Conflict<>(id, error.constraint());
-            }
-            throw e;
-        }
-        if (count == 1) {
-            return new TransitionResult.Applied<>(id, target);
-        }
-        if (count > 1) {
-            throw new DataAccessException("transition " + table.table() + " id " + id + " changed " + count + " rows: "
-                    + table.idColumn() + " is not unique (StateTable.verify() reports this)");
-        }
-        Optional<S> current = table.read(c, id, true);
-        if (current.isEmpty()) {
-            return new TransitionResult.NotFound<>(id);
-        }
-        S now = current.get();
-        return now == target
-                ? new TransitionResult.AlreadyInTarget<>(id, now)
-                : new TransitionResult.Rejected<>(id, now, target);
+        return table.statements().transition(c, id, sources, target, extra);
     }
 }

@@ -253,7 +253,7 @@ public final class Worker implements AutoCloseable {
         private final boolean inline;
         private final boolean sendingMode;
         private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
-        private final BlockingQueue<ClaimQueue.Decision<S>> finished = new LinkedBlockingQueue<>();
+        private final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
         private final ScheduledExecutorService scheduler;
         private final Thread pollerThread;
         private volatile boolean claiming = true;
@@ -353,15 +353,15 @@ public final class Worker implements AutoCloseable {
         private void dispatch(List<ClaimedRow<S>> rows) {
             if (inline) {
                 for (ClaimedRow<S> row : rows) {
-                    finished.add(new ClaimQueue.Decision<>(row, run(row)));
+                    finished.add(new Decision<>(row, run(row)));
                 }
                 return;
             }
             for (ClaimedRow<S> row : rows) {
                 try {
-                    executor.execute(() -> finished.add(new ClaimQueue.Decision<>(row, run(row))));
+                    executor.execute(() -> finished.add(new Decision<>(row, run(row))));
                 } catch (RejectedExecutionException e) {
-                    finished.add(new ClaimQueue.Decision<>(row, Outcome.release()));
+                    finished.add(new Decision<>(row, Outcome.release()));
                 }
             }
         }
@@ -409,7 +409,7 @@ public final class Worker implements AutoCloseable {
         }
 
         private void awaitFinished(long millis) throws InterruptedException {
-            ClaimQueue.Decision<S> d = finished.poll(millis, TimeUnit.MILLISECONDS);
+            Decision<S> d = finished.poll(millis, TimeUnit.MILLISECONDS);
             if (d != null) {
                 finished.add(d);
             }
@@ -417,13 +417,13 @@ public final class Worker implements AutoCloseable {
 
         /** Commits every finished outcome in one transaction. */
         private void flush() {
-            List<ClaimQueue.Decision<S>> batch = new ArrayList<>();
+            List<Decision<S>> batch = new ArrayList<>();
             finished.drainTo(batch);
             if (batch.isEmpty()) {
                 return;
             }
-            List<ClaimQueue.Decision<S>> writes = new ArrayList<>(batch.size());
-            for (ClaimQueue.Decision<S> d : batch) {
+            List<Decision<S>> writes = new ArrayList<>(batch.size());
+            for (Decision<S> d : batch) {
                 if (d.outcome() == null) {
                     inFlight.remove(d.row());
                 } else {
@@ -433,7 +433,7 @@ public final class Worker implements AutoCloseable {
             try {
                 queue.applyAll(writes);
             } finally {
-                for (ClaimQueue.Decision<S> d : writes) {
+                for (Decision<S> d : writes) {
                     inFlight.remove(d.row());
                 }
             }
@@ -516,17 +516,17 @@ public final class Worker implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
-            List<ClaimQueue.Decision<S>> left = new ArrayList<>();
+            List<Decision<S>> left = new ArrayList<>();
             finished.drainTo(left);
-            List<ClaimQueue.Decision<S>> writes = new ArrayList<>();
-            for (ClaimQueue.Decision<S> d : left) {
+            List<Decision<S>> writes = new ArrayList<>();
+            for (Decision<S> d : left) {
                 if (d.outcome() != null) {
                     writes.add(d);
                 }
                 inFlight.remove(d.row());
             }
             for (ClaimedRow<S> row : inFlight.keySet()) {
-                writes.add(new ClaimQueue.Decision<>(row, Outcome.release()));
+                writes.add(new Decision<>(row, Outcome.release()));
             }
             try {
                 queue.applyAll(writes);

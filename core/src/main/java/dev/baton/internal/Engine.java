@@ -3,7 +3,9 @@ package dev.baton.internal;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
 import dev.baton.RetryPolicy;
+import dev.baton.spi.ClaimStatement;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine {
     private static final Logger log = LoggerFactory.getLogger(Engine.class);
+
+    private static final Object[] NO_ARGS = new Object[0];
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -142,25 +146,58 @@ public final class Engine {
         }
     }
 
-    /** Binds values in order; {@code null} binds SQL NULL. */
-    public static void bind(PreparedStatement ps, List<Object> values) throws SQLException {
-        for (int i = 0; i < values.size(); i++) {
-            bindOne(ps, i + 1, values.get(i));
+    /**
+     * Runs one batch of a bounded batch update (a claim, a sweep, a bulk transition) on the data source: in a
+     * transaction where the dialect's statement needs one to be atomic, else in autocommit mode.
+     */
+    public List<Object[]> batchUpdate(String operation, ClaimStatement statement, Object[] args) {
+        return dialect.claimNeedsTransaction()
+                ? transaction(operation, c -> statement.execute(c, args))
+                : autocommit(operation, c -> statement.execute(c, args));
+    }
+
+    /**
+     * Runs a bounded batch update on the data source, each batch as {@link #batchUpdate} does, until a batch comes back
+     * short.
+     */
+    public Drained drain(String operation, ClaimStatement statement, int batchSize) {
+        return drain(batchSize, () -> batchUpdate(operation, statement, NO_ARGS).size());
+    }
+
+    /** Runs a bounded batch update on the caller's connection until a batch comes back short. */
+    public static Drained drain(Connection c, ClaimStatement statement, int batchSize) throws SQLException {
+        return drain(batchSize, () -> statement.execute(c, NO_ARGS).size());
+    }
+
+    /** Runs batches of at most {@code batchSize} rows until one comes back short. */
+    public static <E extends Exception> Drained drain(int batchSize, Batch<E> batch) throws E {
+        long rows = 0;
+        int batches = 0;
+        while (true) {
+            int n = batch.run();
+            rows += n;
+            batches++;
+            if (n < batchSize) {
+                return new Drained(rows, batches);
+            }
         }
     }
 
-    /** Binds one value. */
-    public static void bindOne(PreparedStatement ps, int index, Object value) throws SQLException {
-        if (value == null) {
-            ps.setNull(index, java.sql.Types.NULL);
-        } else if (value instanceof Long l) {
-            ps.setLong(index, l);
-        } else if (value instanceof Integer i) {
-            ps.setInt(index, i);
-        } else if (value instanceof String s) {
-            ps.setString(index, s);
-        } else {
-            ps.setObject(index, value);
+    /** One batch of a {@link #drain}: the rows it changed. */
+    @FunctionalInterface
+    public interface Batch<E extends Exception> {
+        /** Runs the batch. */
+        int run() throws E;
+    }
+
+    /** What a {@link #drain} did: rows changed and batches run (the last one short). */
+    public record Drained(long rows, int batches) {}
+
+    /** Executes an update with {@code binds} on {@code c} and returns its update count. */
+    public static int update(Connection c, String sql, List<Object> binds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Rows.bind(ps, 1, binds);
+            return ps.executeUpdate();
         }
     }
 

@@ -3,7 +3,7 @@ package dev.baton.mysql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.baton.Baton;
-import dev.baton.ClaimQueue;
+import dev.baton.ClaimQueueBuilder;
 import dev.baton.Condition;
 import dev.baton.StateTable;
 import dev.baton.testkit.ConnectionSource;
@@ -30,7 +30,7 @@ class MySqlClaimSqlTest {
         throw new SQLException("rendering only");
     }
 
-    private ClaimQueue.Builder<Sync> queue() {
+    private ClaimQueueBuilder<Sync> queue() {
         return baton.<Sync>queue("order-sync")
                 .table("orders")
                 .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.Decision;
 import dev.baton.Outcome;
 import dev.baton.testkit.TestDatabase;
 import dev.baton.testkit.TestDatabases;
@@ -69,10 +70,10 @@ class PostgresClaimPlanTest {
                                     over.incrementAndGet();
                                 }
                                 empty = got.isEmpty() ? empty + 1 : 0;
-                                List<ClaimQueue.Decision<Sync>> ds2 = new ArrayList<>();
+                                List<Decision<Sync>> ds2 = new ArrayList<>();
                                 for (ClaimedRow<Sync> r : got) {
                                     seen.merge(r.id(), 1, Integer::sum);
-                                    ds2.add(new ClaimQueue.Decision<>(r, Outcome.complete(Sync.COMPLETED)));
+                                    ds2.add(new Decision<>(r, Outcome.complete(Sync.COMPLETED)));
                                 }
                                 q.applyAll(ds2);
                             }

@@ -3,6 +3,7 @@ package dev.baton.bench.jmh;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.bench.claim.BatonDrainer;
@@ -43,7 +44,7 @@ public class ClaimBenchmarks {
     private DataSource stub;
     private String claimSql;
     private String completeSql;
-    private List<ClaimQueue.Decision<Job>> decisions;
+    private List<Decision<Job>> decisions;
     private List<Long> ids;
     private long token;
 
@@ -63,7 +64,7 @@ public class ClaimBenchmarks {
         decisions = new ArrayList<>();
         ids = new ArrayList<>();
         for (ClaimedRow<Job> r : queue.claim(BATCH)) {
-            decisions.add(new ClaimQueue.Decision<>(r, Outcome.complete(Job.DONE)));
+            decisions.add(new Decision<>(r, Outcome.complete(Job.DONE)));
             ids.add(((Number) r.id()).longValue());
         }
         token = decisions.get(0).row().token();

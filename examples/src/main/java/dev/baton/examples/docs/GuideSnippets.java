@@ -4,6 +4,7 @@ import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Message;
 import dev.baton.Outbox;
@@ -65,12 +66,12 @@ final class GuideSnippets {
     static void manualClaims(ClaimQueue<SyncStatus> queue) {
         // tag::manual-claim[]
         List<ClaimedRow<SyncStatus>> rows = queue.claim(50); // up to 50 rows, each now PROCESSING under a lease
-        List<ClaimQueue.Decision<SyncStatus>> decisions = new ArrayList<>();
+        List<Decision<SyncStatus>> decisions = new ArrayList<>();
         for (ClaimedRow<SyncStatus> row : rows) {
             Outcome<SyncStatus> outcome = row.attempt() < 3
                     ? Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", "guid-" + row.id())
                     : Outcome.deadLetter("gave up after " + row.attempt() + " attempts");
-            decisions.add(new ClaimQueue.Decision<>(row, outcome));
+            decisions.add(new Decision<>(row, outcome));
         }
         List<LeaseResult<SyncStatus>> results = queue.applyAll(decisions); // one commit, each row fenced by its token
         for (LeaseResult<SyncStatus> r : results) {

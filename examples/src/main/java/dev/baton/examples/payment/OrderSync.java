@@ -2,6 +2,7 @@ package dev.baton.examples.payment;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.ClaimQueueBuilder;
 import dev.baton.ClaimedRow;
 import dev.baton.Condition;
 import dev.baton.Outcome;
@@ -40,7 +41,7 @@ public final class OrderSync {
     /** The claim queue over the orders table. */
     // tag::sync-queue[]
     public static ClaimQueue<SyncStatus> queue(Baton baton, StateTable<PaymentStatus> orders, Sink sink) {
-        ClaimQueue.Builder<SyncStatus> queue = baton.<SyncStatus>queue(QUEUE)
+        ClaimQueueBuilder<SyncStatus> queue = baton.<SyncStatus>queue(QUEUE)
                 .table(orders.table())
                 .id("id")
                 .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)

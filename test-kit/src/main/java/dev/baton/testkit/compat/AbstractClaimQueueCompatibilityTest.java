@@ -12,6 +12,7 @@ import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.ConfigurationException;
+import dev.baton.Decision;
 import dev.baton.IllegalTransitionException;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
@@ -227,14 +228,14 @@ public abstract class AbstractClaimQueueCompatibilityTest {
         later.reclaimExpired();
         List<ClaimedRow<Sync>> rows = later.claim(21);
         assertEquals(21, rows.size());
-        List<ClaimQueue.Decision<Sync>> decisions = new ArrayList<>();
-        decisions.add(new ClaimQueue.Decision<>(stale, Outcome.complete(Sync.COMPLETED)));
+        List<Decision<Sync>> decisions = new ArrayList<>();
+        decisions.add(new Decision<>(stale, Outcome.complete(Sync.COMPLETED)));
         for (int i = 0; i < rows.size(); i++) {
             ClaimedRow<Sync> r = rows.get(i);
             Outcome<Sync> o = i < 10
                     ? Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g" + r.id())
                     : i < 15 ? Outcome.retry("again") : i < 20 ? Outcome.deadLetter("no") : Outcome.release();
-            decisions.add(new ClaimQueue.Decision<>(r, o));
+            decisions.add(new Decision<>(r, o));
         }
         List<LeaseResult<Sync>> results = later.applyAll(decisions);
         assertInstanceOf(LeaseResult.LeaseLost.class, results.get(0), "the stale claim is fenced out");
@@ -276,10 +277,10 @@ public abstract class AbstractClaimQueueCompatibilityTest {
         assertEquals(Map.of(Sync.COMPLETED, 5), jobs.countBySync());
     }
 
-    private static List<ClaimQueue.Decision<Sync>> completions(List<ClaimedRow<Sync>> rows) {
-        List<ClaimQueue.Decision<Sync>> decisions = new ArrayList<>();
+    private static List<Decision<Sync>> completions(List<ClaimedRow<Sync>> rows) {
+        List<Decision<Sync>> decisions = new ArrayList<>();
         for (ClaimedRow<Sync> r : rows) {
-            decisions.add(new ClaimQueue.Decision<>(r, Outcome.complete(Sync.COMPLETED)));
+            decisions.add(new Decision<>(r, Outcome.complete(Sync.COMPLETED)));
         }
         return decisions;
     }
@@ -310,10 +311,10 @@ public abstract class AbstractClaimQueueCompatibilityTest {
                             continue;
                         }
                         empty = 0;
-                        List<ClaimQueue.Decision<Sync>> ds = new ArrayList<>();
+                        List<Decision<Sync>> ds = new ArrayList<>();
                         for (ClaimedRow<Sync> r : got) {
                             claims.merge(((Number) r.id()).longValue(), 1, Integer::sum);
-                            ds.add(new ClaimQueue.Decision<>(
+                            ds.add(new Decision<>(
                                     r,
                                     Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "t" + r.token())));
                         }

@@ -1,0 +1,231 @@
+package dev.baton;
+
+import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
+import dev.baton.internal.queue.QueueDefinition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Collects the definition of a {@link ClaimQueue}; made by {@link Baton#queue(String)}. Not thread-safe;
+ * {@link #build()} validates and snapshots it.
+ *
+ * @param <S> the enum of states
+ */
+public final class ClaimQueueBuilder<S extends Enum<S>> {
+    private final Engine engine;
+    private final String name;
+    private String table;
+    private String idColumn = "id";
+    private String stateColumn;
+    private StateMachine<S> machine;
+    private S claimable;
+    private S processing;
+    private S dead;
+    private S sending;
+    private S unknown;
+    private final List<Condition> eligible = new ArrayList<>();
+    private final List<String> orderBy = new ArrayList<>();
+    private final List<String> select = new ArrayList<>();
+    private Duration lease = Duration.ofMinutes(5);
+    private RetryPolicy retry =
+            RetryPolicy.exponential(Duration.ofSeconds(5), 2.0).maxAttempts(10);
+    private String leaseColumn = "lease_until";
+    private String tokenColumn = "claim_token";
+    private String attemptsColumn = "attempts";
+    private String nextAttemptColumn = "next_attempt_at";
+    private String errorColumn = "last_error";
+    private String ageColumn;
+    private String orderKeyColumn;
+
+    ClaimQueueBuilder(Engine engine, String name) {
+        this.engine = engine;
+        this.name = Objects.requireNonNull(name, "name");
+        if (name.isBlank() || name.length() > 100) {
+            throw new ConfigurationException("queue name must be 1..100 characters and not blank, was '" + name + "'");
+        }
+    }
+
+    /** The host table ({@code table} or {@code schema.table}). */
+    public ClaimQueueBuilder<S> table(String table) {
+        Identifiers.quoteTable(engine.dialect(), table);
+        this.table = table;
+        return this;
+    }
+
+    /** The id column (default {@code id}); primary key or unique. */
+    public ClaimQueueBuilder<S> id(String column) {
+        this.idColumn = Identifiers.check(column);
+        return this;
+    }
+
+    /**
+     * The state column, its machine, and the claim transition {@code claimable → processing} (e.g. PENDING →
+     * PROCESSING), which the machine must allow, with a way back ({@code processing → claimable}) for retries,
+     * releases and reclaims.
+     */
+    @SuppressWarnings("unchecked")
+    public <T extends Enum<T>> ClaimQueueBuilder<T> claim(
+            String column, StateMachine<T> machine, T claimable, T processing) {
+        ClaimQueueBuilder<T> self = (ClaimQueueBuilder<T>) this;
+        self.stateColumn = Identifiers.check(column);
+        self.machine = Objects.requireNonNull(machine, "machine");
+        self.claimable = Objects.requireNonNull(claimable, "claimable");
+        self.processing = Objects.requireNonNull(processing, "processing");
+        return self;
+    }
+
+    /** Guards that make a claimable row eligible (all must hold), e.g. {@code orders.is(PAID)}. */
+    public ClaimQueueBuilder<S> eligibleWhen(Condition... conditions) {
+        for (Condition c : conditions) {
+            eligible.add(Objects.requireNonNull(c, "condition"));
+        }
+        return this;
+    }
+
+    /** Claim order (default: the id column ascending). An index must serve it. */
+    public ClaimQueueBuilder<S> orderBy(String... columns) {
+        for (String c : columns) {
+            orderBy.add(Identifiers.check(c));
+        }
+        return this;
+    }
+
+    /** Columns to read with each claimed row ({@link ClaimedRow#get}). */
+    public ClaimQueueBuilder<S> select(String... columns) {
+        for (String c : columns) {
+            select.add(Identifiers.check(c));
+        }
+        return this;
+    }
+
+    /** The state rows go to after the last attempt or on {@link Outcome#deadLetter}; required. */
+    public ClaimQueueBuilder<S> deadState(S state) {
+        this.dead = Objects.requireNonNull(state, "state");
+        return this;
+    }
+
+    /**
+     * Declares the sink non-idempotent: {@link ClaimQueue#markSending} commits {@code processing → sending}
+     * before the external call; a row whose lease expires while sending moves to {@code unknown} instead of being
+     * sent again, and waits for {@link ClaimQueue#resolveUnknown}.
+     */
+    public ClaimQueueBuilder<S> nonIdempotentSink(S sending, S unknown) {
+        this.sending = Objects.requireNonNull(sending, "sending");
+        this.unknown = Objects.requireNonNull(unknown, "unknown");
+        return this;
+    }
+
+    /** How long a claim holds a row (default 5 minutes), measured by the database clock; 1 s to 24 h. */
+    public ClaimQueueBuilder<S> lease(Duration lease) {
+        Objects.requireNonNull(lease, "lease");
+        if (lease.compareTo(Duration.ofSeconds(1)) < 0 || lease.compareTo(Duration.ofHours(24)) > 0) {
+            throw new ConfigurationException(
+                    "lease must be between 1 s and 24 h, was " + lease + " (queue '" + name + "')");
+        }
+        this.lease = lease;
+        return this;
+    }
+
+    /** Backoff between attempts and the attempts before the dead state (default 5 s doubling, 10 attempts). */
+    public ClaimQueueBuilder<S> retry(RetryPolicy policy) {
+        this.retry = Objects.requireNonNull(policy, "policy");
+        return this;
+    }
+
+    /** Renames the bookkeeping columns (defaults: lease_until, claim_token, attempts, next_attempt_at, last_error). */
+    public ClaimQueueBuilder<S> columns(String lease, String token, String attempts, String nextAttempt, String error) {
+        this.leaseColumn = Identifiers.check(lease);
+        this.tokenColumn = Identifiers.check(token);
+        this.attemptsColumn = Identifiers.check(attempts);
+        this.nextAttemptColumn = Identifiers.check(nextAttempt);
+        this.errorColumn = Identifiers.check(error);
+        return this;
+    }
+
+    /**
+     * Claims rows that share a value of {@code keyColumn} one at a time, in id order: a row is not claimed while an
+     * earlier row with the same key is claimable (even if waiting for a retry) or being processed. Rows with a
+     * NULL key are not ordered. Needs an index on {@code (keyColumn, id)}. Order follows ids, so it holds for rows
+     * of one key written one after another (as an aggregate's row lock makes them), not for concurrent writers.
+     */
+    public ClaimQueueBuilder<S> orderedPerKey(String keyColumn) {
+        this.orderKeyColumn = Identifiers.check(keyColumn);
+        return this;
+    }
+
+    /** A timestamp column (e.g. {@code created_at}) whose minimum over eligible rows gives the backlog's age. */
+    public ClaimQueueBuilder<S> ageColumn(String column) {
+        this.ageColumn = Identifiers.check(column);
+        return this;
+    }
+
+    /**
+     * Validates and builds the queue.
+     *
+     * @throws ConfigurationException naming what is missing or inconsistent
+     * @throws IllegalTransitionException if the machine does not allow a transition the queue makes
+     */
+    public ClaimQueue<S> build() {
+        if (table == null) {
+            throw new ConfigurationException("queue '" + name + "' needs table(...)");
+        }
+        if (machine == null) {
+            throw new ConfigurationException("queue '" + name + "' needs claim(column, machine, from, to)");
+        }
+        if (dead == null) {
+            throw new ConfigurationException("queue '" + name + "' needs deadState(...): a row that always fails"
+                    + " must leave the queue instead of blocking it");
+        }
+        machine.checkTransition(claimable, processing);
+        machine.checkTransition(processing, claimable);
+        machine.checkTransition(processing, dead);
+        if (sending != null) {
+            machine.checkTransition(processing, sending);
+            machine.checkTransition(sending, unknown);
+            machine.checkTransition(sending, dead);
+        }
+        Set<String> managed = new HashSet<>();
+        for (String c :
+                List.of(stateColumn, leaseColumn, tokenColumn, attemptsColumn, nextAttemptColumn, errorColumn)) {
+            if (!managed.add(c.toLowerCase(Locale.ROOT))) {
+                throw new ConfigurationException("queue '" + name + "' uses column " + c + " for two purposes");
+            }
+        }
+        Set<S> distinct = EnumSet.of(claimable, processing, dead);
+        if (distinct.size() != 3) {
+            throw new ConfigurationException(
+                    "queue '" + name + "': claimable, processing and dead states must" + " differ");
+        }
+        return new ClaimQueue<>(new QueueDefinition<>(
+                engine,
+                name,
+                table,
+                idColumn,
+                stateColumn,
+                machine,
+                claimable,
+                processing,
+                dead,
+                sending,
+                unknown,
+                eligible,
+                orderBy,
+                select,
+                lease,
+                retry,
+                leaseColumn,
+                tokenColumn,
+                attemptsColumn,
+                nextAttemptColumn,
+                errorColumn,
+                ageColumn,
+                orderKeyColumn));
+    }
+}

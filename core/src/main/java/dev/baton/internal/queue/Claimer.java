@@ -1,0 +1,126 @@
+package dev.baton.internal.queue;
+
+import dev.baton.ConfigurationException;
+import dev.baton.DataAccessException;
+import dev.baton.spi.ClaimSpec;
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.Param;
+import dev.baton.spi.SqlFragment;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Claims batches: renders the dialect's claim statement once per batch size, stamps a fresh fencing token per claim,
+ * and maps the returned rows. Thread-safe.
+ *
+ * @param <S> the enum of states
+ * @param <R> the claimed-row type the queue hands out
+ */
+public final class Claimer<S extends Enum<S>, R> {
+    /** Makes the queue's row object from what a claim returned. */
+    @FunctionalInterface
+    public interface RowFactory<R> {
+        /** One claimed row. */
+        R row(Object id, long token, int attempt, Map<String, Object> selected);
+    }
+
+    /**
+     * The per-claim arguments of the claim statement, by name: its SET list binds them as {@link #PROCESSING_CODE} and
+     * {@link #TOKEN}.
+     */
+    record ClaimArgs(Object processingCode, long token) {
+        static final Param PROCESSING_CODE = new Param(0);
+        static final Param TOKEN = new Param(1);
+
+        /** The statement's argument array, in the order of the {@link Param} indexes. */
+        Object[] toArray() {
+            return new Object[] {processingCode, token};
+        }
+    }
+
+    /** Positions in a returned row: id, attempts (after the claim), then the selected columns. */
+    private static final int ID = 0;
+
+    private static final int ATTEMPTS = 1;
+    private static final int FIRST_SELECTED = 2;
+
+    private final QueueShape<S> shape;
+    private final RowFactory<R> rows;
+    private final Object processingCode;
+    private final ConcurrentMap<Integer, ClaimStatement> statements = new ConcurrentHashMap<>();
+
+    /** A claimer for the queue of {@code shape}. */
+    public Claimer(QueueShape<S> shape, RowFactory<R> rows) {
+        this.shape = shape;
+        this.rows = rows;
+        this.processingCode = shape.machine.code(shape.processing);
+    }
+
+    /**
+     * Claims up to {@code batchSize} eligible, due rows on the data source (retrying transient failures).
+     *
+     * @throws ConfigurationException if {@code batchSize} is outside 1..the dialect's maximum
+     */
+    public List<R> claim(int batchSize) {
+        ClaimStatement statement = statement(batchSize);
+        ClaimArgs args = new ClaimArgs(processingCode, newToken());
+        List<Object[]> returned =
+                shape.engine.batchUpdate("claim from queue '" + shape.name + "'", statement, args.toArray());
+        if (returned.size() > batchSize) {
+            // every dialect renders a bounded claim; this guards the invariant against a future regression
+            throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
+        }
+        List<String> select = shape.def.select();
+        List<R> out = new ArrayList<>(returned.size());
+        for (Object[] r : returned) {
+            Map<String, Object> values = new LinkedHashMap<>();
+            for (int i = 0; i < select.size(); i++) {
+                values.put(select.get(i), r[FIRST_SELECTED + i]);
+            }
+            out.add(rows.row(r[ID], args.token(), ((Number) r[ATTEMPTS]).intValue(), values));
+        }
+        return out;
+    }
+
+    /** The cached claim statement of {@code batchSize} rows. */
+    public ClaimStatement statement(int batchSize) {
+        int max = shape.dialect.maxBatchSize();
+        if (batchSize < 1 || batchSize > max) {
+            throw new ConfigurationException(
+                    "batchSize must be 1.." + max + ", was " + batchSize + " (queue '" + shape.name + "')");
+        }
+        return statements.computeIfAbsent(batchSize, n -> shape.dialect.claimStatement(spec(n)));
+    }
+
+    /** What the dialect renders a claim of {@code n} rows from. */
+    public ClaimSpec spec(int n) {
+        SqlFragment set = new SqlFragment(
+                shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.lease) + ", " + shape.qToken
+                        + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
+                List.of(ClaimArgs.PROCESSING_CODE, ClaimArgs.TOKEN));
+        return new ClaimSpec(
+                shape.qTable,
+                shape.qId,
+                shape.claimWhere,
+                shape.orderBy,
+                set,
+                shape.returning,
+                n,
+                shape.pickGuard,
+                shape.returningBeforeUpdate);
+    }
+
+    /** Arguments for a claim statement that is planned, not run (verify's plan check): token 0. */
+    public Object[] planArgs() {
+        return new ClaimArgs(processingCode, 0L).toArray();
+    }
+
+    private static long newToken() {
+        return (ThreadLocalRandom.current().nextLong() >>> 1) + 1;
+    }
+}

@@ -1,0 +1,431 @@
+package dev.baton.internal.queue;
+
+import dev.baton.ClaimedRow;
+import dev.baton.ConfigurationException;
+import dev.baton.DataAccessException;
+import dev.baton.Decision;
+import dev.baton.LeaseResult;
+import dev.baton.Outcome;
+import dev.baton.internal.Engine;
+import dev.baton.internal.sql.Assignments;
+import dev.baton.spi.Rows;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+
+/**
+ * The writes under a claim, each fenced by the claim's token and the held states ({@code WHERE id = ? AND token = ?
+ * AND state IN (held)}): outcomes, heartbeats, the mark before a non-idempotent send, and the resolution of an
+ * unknown send. SQL is rendered once per shape and cached; many writes run as JDBC batches in one transaction, and a
+ * batch's usual end (one claim's rows completed into one terminal state) as one statement. Thread-safe.
+ *
+ * @param <S> the enum of states
+ */
+public final class FencedWrites<S extends Enum<S>> {
+    /** The largest error text stored with a retry or dead letter; longer texts are cut. */
+    public static final int MAX_ERROR_LENGTH = 1000;
+
+    /** One fenced write ready to bind. */
+    private record Prepared<S extends Enum<S>>(String sql, List<Object> binds, Object id, long token, S resultState) {}
+
+    private final QueueShape<S> shape;
+    private final Function<Outcome<S>, Assignments> assignments;
+    private final Set<String> managed;
+    private final ConcurrentMap<String, String> sql = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, String> completeAllSql = new ConcurrentHashMap<>();
+
+    /**
+     * Fenced writes for the queue of {@code shape}; {@code assignments} reads the columns a completion sets besides
+     * the state.
+     */
+    public FencedWrites(QueueShape<S> shape, Function<Outcome<S>, Assignments> assignments) {
+        this.shape = shape;
+        this.assignments = assignments;
+        QueueDefinition<S> def = shape.def;
+        this.managed = Set.of(
+                Assignments.lower(def.idColumn()),
+                Assignments.lower(def.stateColumn()),
+                Assignments.lower(def.leaseColumn()),
+                Assignments.lower(def.tokenColumn()));
+    }
+
+    /**
+     * Applies outcomes: one statement for one claim's rows completed into one terminal state with nothing else set,
+     * else one autocommit statement for one decision or one transaction for many. Fires listeners after.
+     */
+    public List<LeaseResult<S>> applyAll(List<Decision<S>> decisions) {
+        if (decisions.isEmpty()) {
+            return List.of();
+        }
+        String operation = "apply " + decisions.size() + " outcome(s) in queue '" + shape.name + "'";
+        List<LeaseResult<S>> results;
+        if (decisions.size() > 1 && oneFinalCompletion(decisions)) {
+            S target = decisions.get(0).outcome().target();
+            shape.machine.checkTransition(shape.processing, target);
+            if (shape.sending != null) {
+                shape.machine.checkTransition(shape.sending, target);
+            }
+            results = shape.engine.autocommit(operation, c -> completeTogether(c, decisions));
+        } else {
+            List<Prepared<S>> prepared = new ArrayList<>(decisions.size());
+            for (Decision<S> d : decisions) {
+                prepared.add(prepare(d.row(), d.outcome()));
+            }
+            results = decisions.size() == 1
+                    ? shape.engine.autocommit(operation, c -> run(c, prepared))
+                    : shape.engine.transaction(operation, c -> run(c, prepared));
+        }
+        if (shape.engine.hasListeners()) {
+            for (int i = 0; i < results.size(); i++) {
+                LeaseResult<S> r = results.get(i);
+                Decision<S> d = decisions.get(i);
+                shape.engine.fire(l -> {
+                    if (r instanceof LeaseResult.LeaseLost<S>) {
+                        l.onLeaseLost(shape.name, r.id());
+                    } else if (r instanceof LeaseResult.Done<S> done) {
+                        l.onOutcome(
+                                shape.name,
+                                r.id(),
+                                d.outcome().kind(),
+                                done.state(),
+                                d.row().attempt());
+                    }
+                });
+            }
+        }
+        return results;
+    }
+
+    /** Extends the leases of {@code rows} in one transaction. */
+    public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        String update = sql.computeIfAbsent(
+                "heartbeat",
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.lease)
+                        + shape.fence);
+        List<Prepared<S>> prepared = new ArrayList<>(rows.size());
+        for (ClaimedRow<S> r : rows) {
+            prepared.add(new Prepared<>(update, fenced(r), r.id(), r.token(), shape.processing));
+        }
+        return shape.engine.transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
+    }
+
+    /** Processing → sending, fenced by the token and the processing state only, and committed. */
+    public LeaseResult<S> markSending(ClaimedRow<S> row) {
+        String update = sql.computeIfAbsent(
+                "send",
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
+                        + shape.nowPlus(shape.lease) + " WHERE " + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
+                        + shape.in(List.of(shape.processing)).sql());
+        List<Object> binds = new ArrayList<>();
+        binds.add(shape.machine.code(shape.sending));
+        binds.add(row.id());
+        binds.add(row.token());
+        binds.addAll(shape.in(List.of(shape.processing)).binds());
+        Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
+        return shape.engine
+                .autocommit("mark sending in queue '" + shape.name + "'", c -> run(c, List.of(p)))
+                .get(0);
+    }
+
+    /**
+     * Moves a row in the unknown state to {@code target}, with the completion's columns when {@code completion} is
+     * given; guarded by the unknown state.
+     */
+    public LeaseResult<S> resolveUnknown(Object id, S target, Outcome<S> completion) {
+        Assignments extra = completion == null ? Assignments.NONE : assignments.apply(completion);
+        List<S> unknown = List.of(shape.unknown);
+        String update = setSql(
+                "resolve",
+                extra,
+                " WHERE " + shape.qId + " = ? AND " + shape.in(unknown).sql());
+        List<Object> binds = new ArrayList<>();
+        binds.add(shape.machine.code(target));
+        extra.addValues(binds);
+        binds.add(id);
+        binds.addAll(shape.in(unknown).binds());
+        return shape.engine.autocommit(
+                "resolve unknown send in queue '" + shape.name + "'",
+                c -> Engine.update(c, update, binds) == 1
+                        ? new LeaseResult.Done<>(id, target)
+                        : new LeaseResult.LeaseLost<>(id));
+    }
+
+    private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {
+        switch (outcome.kind()) {
+            case COMPLETE -> {
+                S target = outcome.target();
+                shape.machine.checkTransition(shape.processing, target);
+                if (shape.sending != null) {
+                    shape.machine.checkTransition(shape.sending, target);
+                }
+                Assignments extra = assignments.apply(outcome);
+                String update = setSql("complete", extra, shape.fence);
+                List<Object> binds = new ArrayList<>();
+                binds.add(shape.machine.code(target));
+                extra.addValues(binds);
+                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), target);
+            }
+            case RETRY -> {
+                if (row.attempt() >= shape.retry.maxAttempts()) {
+                    return deadLetter(row, outcome.error());
+                }
+                Duration delay = outcome.delay() != null
+                        ? outcome.delay()
+                        : shape.retry.delayBefore(
+                                row.attempt(), ThreadLocalRandom.current().nextDouble());
+                String update = sql.computeIfAbsent(
+                        "retry",
+                        k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
+                                + shape.qNext + " = " + shape.dialect.plusMillisParam(shape.dialect.currentTimestamp())
+                                + ", " + shape.qError + " = ?" + shape.fence);
+                List<Object> binds = new ArrayList<>();
+                binds.add(shape.machine.code(shape.claimable));
+                binds.add(delay.toMillis());
+                binds.add(truncate(outcome.error()));
+                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.claimable);
+            }
+            case DEAD_LETTER -> {
+                return deadLetter(row, outcome.error());
+            }
+            case UNKNOWN -> {
+                if (shape.unknown == null) {
+                    throw new ConfigurationException(
+                            "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)");
+                }
+                return withError("unknown", shape.unknown, row, outcome.error());
+            }
+            case RELEASE -> {
+                String update = sql.computeIfAbsent(
+                        "release",
+                        k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL"
+                                + shape.fence);
+                List<Object> binds = new ArrayList<>();
+                binds.add(shape.machine.code(shape.claimable));
+                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.claimable);
+            }
+            default -> throw new IllegalStateException("unknown outcome " + outcome.kind());
+        }
+    }
+
+    private Prepared<S> deadLetter(ClaimedRow<S> row, String error) {
+        return withError("dead", shape.dead, row, error);
+    }
+
+    /** {@code state = ?, lease = NULL, error = ?}, fenced. */
+    private Prepared<S> withError(String kind, S state, ClaimedRow<S> row, String error) {
+        String update = sql.computeIfAbsent(
+                kind,
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
+                        + shape.qError + " = ?" + shape.fence);
+        List<Object> binds = new ArrayList<>();
+        binds.add(shape.machine.code(state));
+        binds.add(truncate(error));
+        return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), state);
+    }
+
+    /** The fence's binds after {@code leading}: id, token, the held states' codes. */
+    private List<Object> fenced(ClaimedRow<S> row, List<Object> leading) {
+        leading.add(row.id());
+        leading.add(row.token());
+        leading.addAll(shape.heldBinds);
+        return leading;
+    }
+
+    private List<Object> fenced(ClaimedRow<S> row) {
+        return fenced(row, new ArrayList<>(2 + shape.heldBinds.size()));
+    }
+
+    /**
+     * {@code UPDATE t SET state = ?, lease = NULL, extra… <where>}, cached by kind, the extra columns and the where;
+     * refuses extra assignments to the columns the queue manages.
+     */
+    private String setSql(String kind, Assignments extra, String where) {
+        String key = kind + extra.key() + where;
+        String cached = sql.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        extra.refuse(managed, "queue '" + shape.name + "'");
+        return sql.computeIfAbsent(key, k -> extra.render(
+                        shape.dialect,
+                        new StringBuilder("UPDATE ")
+                                .append(shape.qTable)
+                                .append(" SET ")
+                                .append(shape.qState)
+                                .append(" = ?, ")
+                                .append(shape.qLease)
+                                .append(" = NULL"))
+                .append(where)
+                .toString());
+    }
+
+    private static String truncate(String error) {
+        if (error == null) {
+            return null;
+        }
+        return error.length() <= MAX_ERROR_LENGTH ? error : error.substring(0, MAX_ERROR_LENGTH);
+    }
+
+    /**
+     * Runs fenced writes as JDBC batches grouped by statement, and maps each update count to a result. A count the
+     * driver does not report ({@link Statement#SUCCESS_NO_INFO}) is settled by reading the row back in the same
+     * transaction: it is ours if it carries our token and the state we wrote.
+     */
+    private List<LeaseResult<S>> run(Connection c, List<Prepared<S>> prepared) throws SQLException {
+        List<LeaseResult<S>> results = new ArrayList<>(Collections.nCopies(prepared.size(), null));
+        Map<String, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < prepared.size(); i++) {
+            groups.computeIfAbsent(prepared.get(i).sql(), k -> new ArrayList<>())
+                    .add(i);
+        }
+        for (Map.Entry<String, List<Integer>> g : groups.entrySet()) {
+            List<Integer> idx = g.getValue();
+            try (PreparedStatement ps = c.prepareStatement(g.getKey())) {
+                if (idx.size() == 1) {
+                    Prepared<S> p = prepared.get(idx.get(0));
+                    Rows.bind(ps, 1, p.binds());
+                    results.set(idx.get(0), result(p, ps.executeUpdate()));
+                    continue;
+                }
+                for (int i : idx) {
+                    Rows.bind(ps, 1, prepared.get(i).binds());
+                    ps.addBatch();
+                }
+                int[] counts = ps.executeBatch();
+                for (int k = 0; k < idx.size(); k++) {
+                    Prepared<S> p = prepared.get(idx.get(k));
+                    int count = k < counts.length ? counts[k] : Statement.SUCCESS_NO_INFO;
+                    results.set(idx.get(k), count == Statement.SUCCESS_NO_INFO ? readBack(c, p) : result(p, count));
+                }
+            }
+        }
+        return results;
+    }
+
+    /**
+     * True when every decision completes a row of one claim into the same terminal state and sets nothing else: the
+     * usual end of a batch, which then takes one statement instead of a transaction of one update per row.
+     */
+    private boolean oneFinalCompletion(List<Decision<S>> decisions) {
+        Decision<S> first = decisions.get(0);
+        if (first.outcome().kind() != Outcome.Kind.COMPLETE
+                || !shape.machine.isTerminal(first.outcome().target())
+                || !assignments.apply(first.outcome()).isEmpty()) {
+            return false;
+        }
+        Set<Object> ids = new HashSet<>();
+        for (Decision<S> d : decisions) {
+            if (d.outcome().kind() != Outcome.Kind.COMPLETE
+                    || d.outcome().target() != first.outcome().target()
+                    || !assignments.apply(d.outcome()).isEmpty()
+                    || d.row().token() != first.row().token()
+                    || !ids.add(idKey(d.row().id()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code UPDATE … SET state = target, lease = NULL WHERE id IN (…) AND token = ? AND state IN (held)}: atomic by
+     * itself, so it runs in autocommit mode. If it changed fewer rows than given, some leases were lost; the rows we
+     * completed are those now in the terminal state with our token (a terminal row never moves again, and any later
+     * claim of a lost row stamped another token).
+     */
+    private List<LeaseResult<S>> completeTogether(Connection c, List<Decision<S>> decisions) throws SQLException {
+        S target = decisions.get(0).outcome().target();
+        long token = decisions.get(0).row().token();
+        int n = decisions.size();
+        String update = completeAllSql.computeIfAbsent(
+                n,
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL WHERE "
+                        + idsAndToken(k) + " AND " + shape.heldGuard);
+        List<Object> binds = new ArrayList<>(n + 4);
+        binds.add(shape.machine.code(target));
+        for (Decision<S> d : decisions) {
+            binds.add(d.row().id());
+        }
+        binds.add(token);
+        binds.addAll(shape.heldBinds);
+        int count = Engine.update(c, update, binds);
+        if (count > n) {
+            throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
+                    + " ids: " + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+        }
+        Set<Object> ours = new HashSet<>();
+        if (count < n) {
+            List<Object> readBinds = new ArrayList<>(binds.subList(1, n + 2));
+            readBinds.addAll(shape.in(List.of(target)).binds());
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE "
+                    + idsAndToken(n) + " AND " + shape.in(List.of(target)).sql())) {
+                Rows.bind(ps, 1, readBinds);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ours.add(idKey(rs.getObject(1)));
+                    }
+                }
+            }
+        }
+        List<LeaseResult<S>> results = new ArrayList<>(n);
+        for (Decision<S> d : decisions) {
+            Object id = d.row().id();
+            results.add(
+                    count == n || ours.contains(idKey(id))
+                            ? new LeaseResult.Done<>(id, target)
+                            : new LeaseResult.LeaseLost<>(id));
+        }
+        return results;
+    }
+
+    private String idsAndToken(int n) {
+        return shape.qId + " IN (" + Rows.placeholders(n) + ") AND " + shape.qToken + " = ?";
+    }
+
+    /** Integral ids compare by value whatever type the driver returned them as. */
+    private static Object idKey(Object id) {
+        return id instanceof Integer || id instanceof Long || id instanceof Short || id instanceof Byte
+                ? (Object) ((Number) id).longValue()
+                : id;
+    }
+
+    private LeaseResult<S> result(Prepared<S> p, int count) {
+        if (count > 1) {
+            throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + ": "
+                    + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+        }
+        return count == 1 ? new LeaseResult.Done<>(p.id(), p.resultState()) : new LeaseResult.LeaseLost<>(p.id());
+    }
+
+    private LeaseResult<S> readBack(Connection c, Prepared<S> p) throws SQLException {
+        String read = "SELECT " + shape.qToken + ", " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId
+                + " = ?";
+        try (PreparedStatement ps = c.prepareStatement(read)) {
+            Rows.bind(ps, 1, List.of(p.id()));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()
+                        && rs.getLong(1) == p.token()
+                        && shape.machine.fromCode(rs.getObject(2)).orElse(null) == p.resultState()) {
+                    return new LeaseResult.Done<>(p.id(), p.resultState());
+                }
+            }
+        }
+        return new LeaseResult.LeaseLost<>(p.id());
+    }
+}

@@ -1,0 +1,135 @@
+package dev.baton.internal.queue;
+
+import dev.baton.QueueHealth;
+import dev.baton.internal.Identifiers;
+import dev.baton.internal.SchemaCheck;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the queue reports about its table: health (one query, database clock), verify (columns, unique id and, where
+ * the dialect can tell, an index that serves the claim) and the DDL of that index. Thread-safe.
+ *
+ * @param <S> the enum of states
+ */
+public final class Inspection<S extends Enum<S>> {
+    private final QueueShape<S> shape;
+    private final Claimer<S, ?> claimer;
+
+    /** Inspection of the queue of {@code shape}; {@code claimer} supplies the claim the planner is asked about. */
+    public Inspection(QueueShape<S> shape, Claimer<S, ?> claimer) {
+        this.shape = shape;
+        this.claimer = claimer;
+    }
+
+    /** Measures the queue (one query, database clock). */
+    public QueueHealth health() {
+        Dialect d = shape.dialect;
+        String now = d.currentTimestamp();
+        String qLease = shape.qLease;
+        String ageColumn = shape.def.ageColumn();
+        SqlFragment eligibleNow = shape.claimWhere;
+        SqlFragment isClaimable = shape.in(List.of(shape.claimable));
+        SqlFragment isProcessing = shape.in(List.of(shape.processing));
+        SqlFragment isDead = shape.in(List.of(shape.dead));
+        SqlFragment isUnknown = shape.unknown == null ? SqlFragment.of("1=0") : shape.in(List.of(shape.unknown));
+        String age = ageColumn == null
+                ? "NULL"
+                : "MIN(CASE WHEN " + eligibleNow.sql() + " THEN " + Identifiers.quote(d, ageColumn) + " END)";
+        String sql = "SELECT SUM(CASE WHEN " + eligibleNow.sql() + " THEN 1 ELSE 0 END), "
+                + "SUM(CASE WHEN " + isClaimable.sql() + " THEN 1 ELSE 0 END), "
+                + "SUM(CASE WHEN " + isProcessing.sql() + " AND " + qLease + " >= " + now + " THEN 1 ELSE 0 END), "
+                + "SUM(CASE WHEN " + isProcessing.sql() + " AND " + qLease + " < " + now + " THEN 1 ELSE 0 END), "
+                + "SUM(CASE WHEN " + isDead.sql() + " THEN 1 ELSE 0 END), "
+                + "SUM(CASE WHEN " + isUnknown.sql() + " THEN 1 ELSE 0 END), "
+                + age + ", " + now + " FROM " + shape.qTable;
+        List<Object> b = new ArrayList<>();
+        b.addAll(eligibleNow.binds());
+        b.addAll(isClaimable.binds());
+        b.addAll(isProcessing.binds());
+        b.addAll(isProcessing.binds());
+        b.addAll(isDead.binds());
+        b.addAll(isUnknown.binds());
+        if (ageColumn != null) {
+            b.addAll(eligibleNow.binds());
+        }
+        return shape.engine.autocommit("measure queue '" + shape.name + "'", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Rows.bind(ps, 1, b);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    long eligibleCount = rs.getLong(1);
+                    Duration oldest = null;
+                    Timestamp oldestTs = ageColumn == null ? null : rs.getTimestamp(7);
+                    Timestamp dbNow = rs.getTimestamp(8);
+                    if (oldestTs != null && dbNow != null) {
+                        oldest = Duration.ofMillis(Math.max(0, dbNow.getTime() - oldestTs.getTime()));
+                    }
+                    return new QueueHealth(
+                            eligibleCount,
+                            rs.getLong(2) - eligibleCount,
+                            rs.getLong(3),
+                            rs.getLong(4),
+                            rs.getLong(5),
+                            rs.getLong(6),
+                            oldest);
+                }
+            }
+        });
+    }
+
+    /**
+     * Checks the table: the columns the queue needs, a unique id, and an index that serves the claim where the
+     * dialect's planner check can tell.
+     *
+     * @throws dev.baton.SchemaMismatchException listing every problem and the DDL that fixes it
+     */
+    public void verify() {
+        QueueDefinition<S> def = shape.def;
+        shape.engine.autocommit("verify queue '" + shape.name + "'", c -> {
+            Dialect d = shape.dialect;
+            SchemaCheck check = new SchemaCheck(c, d, shape.table);
+            check.requireUniqueKey(def.idColumn());
+            check.requireStateColumn(def.stateColumn(), shape.machine);
+            check.requireColumn(def.leaseColumn(), Dialect.ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.tokenColumn(), Dialect.ColumnType.BIGINT, "");
+            check.requireColumn(def.attemptsColumn(), Dialect.ColumnType.INT, "NOT NULL DEFAULT 0");
+            check.requireColumn(def.nextAttemptColumn(), Dialect.ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.errorColumn(), Dialect.ColumnType.TEXT, "");
+            if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
+                Optional<String> plan = d.claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
+                plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
+            }
+            check.throwIfProblems();
+            return null;
+        });
+    }
+
+    /** DDL for an index that serves the claim: state, then equality guards, then the order. */
+    public String suggestedIndex() {
+        Dialect d = shape.dialect;
+        String[] parts = Identifiers.splitTable(shape.table);
+        String base = "ix_" + parts[parts.length - 1] + "_" + shape.name.replaceAll("[^A-Za-z0-9_]", "_") + "_claim";
+        if (base.length() > d.maxIdentifierLength()) {
+            base = base.substring(0, d.maxIdentifierLength());
+        }
+        // the partial form covers the processing state too, so the expiry sweep has an index as well
+        List<S> active = new ArrayList<>(List.of(shape.claimable, shape.processing));
+        if (shape.sending != null) {
+            active.add(shape.sending);
+        }
+        return d.claimIndex(
+                Identifiers.quote(d, base),
+                shape.qTable,
+                shape.orderBy,
+                shape.in(active).sql());
+    }
+}

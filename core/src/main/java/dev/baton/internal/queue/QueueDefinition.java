@@ -1,0 +1,46 @@
+package dev.baton.internal.queue;
+
+import dev.baton.Condition;
+import dev.baton.RetryPolicy;
+import dev.baton.StateMachine;
+import dev.baton.internal.Engine;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A claim queue as its builder validated it: names as configured, unquoted. {@code sending}, {@code unknown},
+ * {@code ageColumn} and {@code orderKeyColumn} may be null.
+ *
+ * @param <S> the enum of states
+ */
+public record QueueDefinition<S extends Enum<S>>(
+        Engine engine,
+        String name,
+        String table,
+        String idColumn,
+        String stateColumn,
+        StateMachine<S> machine,
+        S claimable,
+        S processing,
+        S dead,
+        S sending,
+        S unknown,
+        List<Condition> eligible,
+        List<String> orderBy,
+        List<String> select,
+        Duration lease,
+        RetryPolicy retry,
+        String leaseColumn,
+        String tokenColumn,
+        String attemptsColumn,
+        String nextAttemptColumn,
+        String errorColumn,
+        String ageColumn,
+        String orderKeyColumn) {
+    /** Copies the lists; an empty order means the id column. */
+    public QueueDefinition {
+        eligible = List.copyOf(eligible);
+        orderBy = List.copyOf(orderBy.isEmpty() ? List.of(idColumn) : orderBy);
+        select = List.copyOf(select);
+    }
+}

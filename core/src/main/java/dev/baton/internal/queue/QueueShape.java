@@ -1,0 +1,200 @@
+package dev.baton.internal.queue;
+
+import dev.baton.Condition;
+import dev.baton.RetryPolicy;
+import dev.baton.StateMachine;
+import dev.baton.internal.Conditions;
+import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlFragment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The rendered shape of one claim queue: its definition, its quoted names and the SQL fragments every statement of the
+ * queue is built from (the claim's guard and order, the returned columns, the held-state fence). Computed once when the
+ * queue is built; the parts of the queue ({@link Claimer}, {@link FencedWrites}, {@link Sweeps}, {@link Inspection})
+ * read the queue's facts from here only. Immutable.
+ *
+ * @param <S> the enum of states
+ */
+public final class QueueShape<S extends Enum<S>> {
+    /** The definition as built. */
+    public final QueueDefinition<S> def;
+
+    /** The engine. */
+    public final Engine engine;
+    /** The engine's dialect. */
+    public final Dialect dialect;
+    /** The queue's name. */
+    public final String name;
+    /** The table as configured. */
+    public final String table;
+    /** The machine of the state column. */
+    public final StateMachine<S> machine;
+    /** The claimable state. */
+    public final S claimable;
+    /** The processing state. */
+    public final S processing;
+    /** The dead state. */
+    public final S dead;
+    /** The sending state of a non-idempotent sink, or null. */
+    public final S sending;
+    /** The unknown-outcome state of a non-idempotent sink, or null. */
+    public final S unknown;
+    /** The lease a claim stamps. */
+    public final Duration lease;
+    /** Backoff and attempts. */
+    public final RetryPolicy retry;
+
+    /** Quoted table. */
+    public final String qTable;
+    /** Quoted id column. */
+    public final String qId;
+    /** Quoted state column. */
+    public final String qState;
+    /** Quoted lease column. */
+    public final String qLease;
+    /** Quoted token column. */
+    public final String qToken;
+    /** Quoted attempts column. */
+    public final String qAttempts;
+    /** Quoted next-attempt column. */
+    public final String qNext;
+    /** Quoted error column. */
+    public final String qError;
+
+    /** What makes a row claimable now: the claimable state, the eligibility guards, due. */
+    public final SqlFragment claimWhere;
+    /** The claim order: state, the columns the guard fixes to one value, then the queue's order. */
+    public final List<String> orderBy;
+    /** Per-key ordering's guard (no earlier row of the same key is pending or held), or null. */
+    public final SqlFragment pickGuard;
+    /** What a claim returns: id, attempts, then the selected columns. */
+    public final List<String> returning;
+    /** The same read before the update, where derivable (else empty). */
+    public final List<String> returningBeforeUpdate;
+
+    /** The states a claim holds a row in: processing (and sending). */
+    public final List<S> held;
+    /** {@code state IN (held)}. */
+    public final String heldGuard;
+    /** The binds of {@link #heldGuard}. */
+    public final List<Object> heldBinds;
+    /** {@code  WHERE id = ? AND token = ? AND state IN (held)}: the fence of every write under a claim. */
+    public final String fence;
+
+    /** Renders the shape of {@code def}. */
+    public QueueShape(QueueDefinition<S> def) {
+        this.def = def;
+        this.engine = def.engine();
+        Dialect d = engine.dialect();
+        this.dialect = d;
+        this.name = def.name();
+        this.table = def.table();
+        this.machine = def.machine();
+        this.claimable = def.claimable();
+        this.processing = def.processing();
+        this.dead = def.dead();
+        this.sending = def.sending();
+        this.unknown = def.unknown();
+        this.lease = def.lease();
+        this.retry = def.retry();
+
+        this.qTable = Identifiers.quoteTable(d, table);
+        this.qId = Identifiers.quote(d, def.idColumn());
+        this.qState = Identifiers.quote(d, def.stateColumn());
+        this.qLease = Identifiers.quote(d, def.leaseColumn());
+        this.qToken = Identifiers.quote(d, def.tokenColumn());
+        this.qAttempts = Identifiers.quote(d, def.attemptsColumn());
+        this.qNext = Identifiers.quote(d, def.nextAttemptColumn());
+        this.qError = Identifiers.quote(d, def.errorColumn());
+
+        if (def.orderKeyColumn() == null) {
+            this.pickGuard = null;
+        } else {
+            String[] parts = Identifiers.splitTable(table);
+            String self = Identifiers.quote(d, parts[parts.length - 1]);
+            String key = Identifiers.quote(d, def.orderKeyColumn());
+            List<Object> blocking = new ArrayList<>();
+            blocking.add(machine.code(claimable));
+            blocking.add(machine.code(processing));
+            if (sending != null) {
+                blocking.add(machine.code(sending));
+                blocking.add(machine.code(unknown));
+            }
+            SqlFragment states = d.stateIn("baton_prior." + qState, blocking);
+            this.pickGuard = new SqlFragment(
+                    "NOT EXISTS (SELECT 1 FROM " + qTable + " baton_prior WHERE baton_prior." + key + " = " + self + "."
+                            + key + " AND baton_prior." + qId + " < " + self + "." + qId + " AND " + states.sql() + ")",
+                    states.binds());
+        }
+        List<Condition> where = new ArrayList<>();
+        where.add(stateIs(claimable));
+        where.addAll(def.eligible());
+        where.add(Condition.due(def.nextAttemptColumn()));
+        this.claimWhere = Conditions.and(d, where);
+        // The claim orders by the columns its guard fixes to one value, then by the queue's order. The result is the
+        // same rows in the same order, but only an index on (state, guards, order) can deliver it without a sort, so
+        // the planner takes that index even with statistics taken while most rows were pending, instead of walking
+        // the primary key past every completed row (seen on PostgreSQL with stale statistics).
+        List<String> order = new ArrayList<>();
+        order.add(qState);
+        for (Condition c : def.eligible()) {
+            if (c instanceof Condition.StateIn s && s.codes().size() == 1) {
+                order.add(Identifiers.quote(d, s.column()));
+            } else if (c instanceof Condition.Equals e) {
+                order.add(Identifiers.quote(d, e.column()));
+            }
+        }
+        for (String o : def.orderBy()) {
+            String q = Identifiers.quote(d, o);
+            if (!order.contains(q)) {
+                order.add(q);
+            }
+        }
+        this.orderBy = List.copyOf(order);
+        List<String> ret = new ArrayList<>();
+        ret.add(qId);
+        ret.add(qAttempts);
+        for (String s : def.select()) {
+            ret.add(Identifiers.quote(d, s));
+        }
+        this.returning = List.copyOf(ret);
+        // The claim changes state, lease, token and attempts (+ 1); other selected columns read the same before it.
+        Set<String> changed = Set.of(qState, qLease, qToken, qAttempts);
+        List<String> before = new ArrayList<>();
+        before.add(qId);
+        before.add(qAttempts + " + 1");
+        before.addAll(ret.subList(2, ret.size()));
+        boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
+        this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
+        this.held = sending == null ? List.of(processing) : List.of(processing, sending);
+        SqlFragment heldIn = in(held);
+        this.heldGuard = heldIn.sql();
+        this.heldBinds = heldIn.binds();
+        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
+    }
+
+    /** {@code state IN (states)}; the held states' guard is rendered once. */
+    public SqlFragment in(List<S> states) {
+        List<Object> codes = new ArrayList<>(states.size());
+        for (S s : states) {
+            codes.add(machine.code(s));
+        }
+        return dialect.stateIn(qState, codes);
+    }
+
+    /** A condition on the state column. */
+    public Condition stateIs(S state) {
+        return new Condition.StateIn(def.stateColumn(), List.of(machine.code(state)), List.of(state));
+    }
+
+    /** {@code <database now> + d}. */
+    public String nowPlus(Duration d) {
+        return dialect.plusMillis(dialect.currentTimestamp(), d.toMillis());
+    }
+}

@@ -1,0 +1,94 @@
+package dev.baton.internal.queue;
+
+import dev.baton.ConfigurationException;
+import dev.baton.spi.ClaimSpec;
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The queue's housekeeping: expired leases back to the claimable state (and expired sends to the unknown state), in
+ * bounded batches that skip locked rows, and the list of unknown sends for reconciliation. Thread-safe.
+ *
+ * @param <S> the enum of states
+ */
+public final class Sweeps<S extends Enum<S>> {
+    /** Rows per sweep statement. */
+    private static final int BATCH = 500;
+
+    private final QueueShape<S> shape;
+    private final ClaimStatement reclaim;
+    private final ClaimStatement expireSends;
+
+    /** The sweeps of the queue of {@code shape}, rendered once. */
+    public Sweeps(QueueShape<S> shape) {
+        this.shape = shape;
+        this.reclaim = sweep(shape.processing, shape.claimable);
+        this.expireSends = shape.sending == null ? null : sweep(shape.sending, shape.unknown);
+    }
+
+    /**
+     * Returns rows whose lease expired to the claimable state, and moves rows whose lease expired while sending to
+     * the unknown state; fires the listeners.
+     *
+     * @return rows reclaimed plus rows moved to unknown
+     */
+    public long reclaimExpired() {
+        long moved = shape.engine
+                .drain("reclaim expired leases in queue '" + shape.name + "'", reclaim, BATCH)
+                .rows();
+        if (moved > 0) {
+            shape.engine.fire(l -> l.onReclaim(shape.name, moved));
+        }
+        if (expireSends == null) {
+            return moved;
+        }
+        long lost = shape.engine
+                .drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH)
+                .rows();
+        if (lost > 0) {
+            shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
+        }
+        return moved + lost;
+    }
+
+    private ClaimStatement sweep(S from, S to) {
+        Dialect d = shape.dialect;
+        SqlFragment where = SqlFragment.join(
+                " AND ", List.of(shape.in(List.of(from)), SqlFragment.of(shape.qLease + " < " + d.currentTimestamp())));
+        SqlFragment set =
+                new SqlFragment(shape.qState + " = ?, " + shape.qLease + " = NULL", List.of(shape.machine.code(to)));
+        return d.claimStatement(new ClaimSpec(shape.qTable, shape.qId, where, List.of(), set, List.of(), BATCH));
+    }
+
+    /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */
+    public List<Object> unknownRows(int limit) {
+        if (shape.unknown == null) {
+            return List.of();
+        }
+        if (limit < 1) {
+            throw new ConfigurationException("limit must be positive, was " + limit);
+        }
+        SqlFragment where = shape.in(List.of(shape.unknown));
+        String sql =
+                "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + where.sql() + " ORDER BY " + shape.qId;
+        return shape.engine.autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
+            List<Object> ids = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setMaxRows(limit);
+                Rows.bind(ps, 1, where.binds());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1));
+                    }
+                }
+            }
+            return ids;
+        });
+    }
+}
