@@ -1,15 +1,13 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.KeyText;
 import dev.baton.internal.SqlWork;
+import dev.baton.internal.tables.IdempotencyKeyStatements;
+import dev.baton.internal.tables.IdempotencyKeyStatements.Stored;
 import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlError;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -53,60 +51,19 @@ public final class IdempotencyKeys {
     /** The default table name, used by the DDL resources the dialect modules ship. */
     public static final String DEFAULT_TABLE = "baton_idempotency_keys";
 
-    private static final String IN_PROGRESS = "'in_progress'";
-    private static final String COMPLETED = "completed";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Engine engine;
     private final String table;
     private final Options options;
-    private final String insertSql;
-    private final String takeOverSql;
-    private final String readSql;
-    private final String completeSql;
-    private final String failSql;
-    private final String deleteExpiredSql;
-    private final int deleteBatch;
+    private final IdempotencyKeyStatements statements;
 
     IdempotencyKeys(Engine engine, String table, Options options) {
         Dialect d = engine.dialect();
         this.engine = engine;
         this.table = table;
         this.options = Objects.requireNonNull(options, "options");
-        String t = Identifiers.quoteTable(d, table);
-        String scope = d.quote("scope");
-        String key = d.quote("idempotency_key");
-        String fingerprint = d.quote("fingerprint");
-        String state = d.quote("state");
-        String token = d.quote("token");
-        String attempts = d.quote("attempts");
-        String lockedUntil = d.quote("locked_until");
-        String response = d.quote("response");
-        String createdAt = d.quote("created_at");
-        String updatedAt = d.quote("updated_at");
-        String now = d.currentTimestamp();
-        String leaseEnd = d.plusMillis(now, options.lease().toMillis());
-        String byKey = scope + " = ? AND " + key + " = ?";
-        String owned = byKey + " AND " + token + " = ? AND " + state + " = " + IN_PROGRESS;
-        this.insertSql = d.insertIfAbsent(
-                t,
-                List.of(scope, key, fingerprint, state, token, attempts, lockedUntil, createdAt, updatedAt),
-                List.of("?", "?", "?", IN_PROGRESS, "?", "1", leaseEnd, now, now),
-                List.of(scope, key));
-        this.takeOverSql = "UPDATE " + t + " SET " + token + " = ?, " + attempts + " = " + attempts + " + 1, "
-                + lockedUntil + " = " + leaseEnd + ", " + updatedAt + " = " + now + " WHERE " + byKey + " AND "
-                + fingerprint + " = ? AND " + state + " = " + IN_PROGRESS + " AND " + lockedUntil + " < " + now;
-        this.readSql = d.lockingSelect(t, String.join(", ", fingerprint, state, token, attempts, response), byKey);
-        this.completeSql = "UPDATE " + t + " SET " + state + " = '" + COMPLETED + "', " + response + " = ?, "
-                + lockedUntil + " = NULL, " + updatedAt + " = " + now + " WHERE " + owned;
-        this.failSql = "DELETE FROM " + t + " WHERE " + owned;
-        this.deleteBatch = Math.min(500, d.maxBatchSize());
-        this.deleteExpiredSql = d.deleteBatch(
-                t,
-                List.of(scope, key),
-                updatedAt + " < " + d.plusMillis(now, -options.retention().toMillis()) + " AND (" + state + " = '"
-                        + COMPLETED + "' OR " + lockedUntil + " < " + now + ")",
-                deleteBatch);
+        this.statements = new IdempotencyKeyStatements(d, table, options.lease(), options.retention());
         List<String> problems;
         try {
             problems = d.storageProblems(engine.dataSource(), options.maxResponseBytes());
@@ -245,18 +202,7 @@ public final class IdempotencyKeys {
      * @throws DataAccessException on a database failure that outlasted the transient retries
      */
     public long deleteExpired() {
-        long total = 0;
-        while (true) {
-            int n = engine.autocommit("delete expired idempotency keys from " + table, c -> {
-                try (PreparedStatement ps = c.prepareStatement(deleteExpiredSql)) {
-                    return ps.executeUpdate();
-                }
-            });
-            total += n;
-            if (n < deleteBatch) {
-                return total;
-            }
-        }
+        return statements.deleteExpired(engine, "delete expired idempotency keys from " + table);
     }
 
     /**
@@ -264,24 +210,18 @@ public final class IdempotencyKeys {
      * fail, one batch of the expiry cleanup. Values are bind parameters; for logs and exact-SQL tests.
      */
     public List<String> sql() {
-        return List.of(insertSql, takeOverSql, readSql, completeSql, failSql, deleteExpiredSql);
+        return statements.sql();
     }
 
     private BeginResult beginOn(Connection c, String scope, String key, String fingerprint, long fence)
             throws SQLException {
         IdempotencyToken token = new IdempotencyToken(scope, key, fence);
         for (int round = 1; ; round++) {
-            if (insert(c, scope, key, fingerprint, fence)) {
+            if (statements.insert(c, scope, key, fingerprint, fence)) {
                 return new BeginResult.Started(token, 1);
             }
-            try (PreparedStatement ps = c.prepareStatement(takeOverSql)) {
-                ps.setLong(1, fence);
-                ps.setString(2, scope);
-                ps.setString(3, key);
-                ps.setString(4, fingerprint);
-                ps.executeUpdate(); // if it took the key over, the read below finds our fence
-            }
-            Stored row = read(c, scope, key);
+            statements.takeOver(c, scope, key, fingerprint, fence); // if it took the key over, the read finds our fence
+            Stored row = statements.read(c, scope, key);
             if (row == null) {
                 // released (fail) or cleaned up between our insert and our read: insert again
                 if (round >= 3) {
@@ -304,73 +244,27 @@ public final class IdempotencyKeys {
         }
     }
 
-    private boolean insert(Connection c, String scope, String key, String fingerprint, long fence) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(insertSql)) {
-            ps.setString(1, scope);
-            ps.setString(2, key);
-            ps.setString(3, fingerprint);
-            ps.setLong(4, fence);
-            return ps.executeUpdate() == 1;
-        } catch (SQLException e) {
-            if (engine.dialect().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
-                return false; // the dialect's insert-if-absent reports a present key as a unique violation
-            }
-            throw e;
-        }
-    }
-
     private FinishResult completeOn(Connection c, IdempotencyToken token, byte[] response) throws SQLException {
-        int n;
-        try (PreparedStatement ps = c.prepareStatement(completeSql)) {
-            ps.setBytes(1, response);
-            ps.setString(2, token.scope());
-            ps.setString(3, token.key());
-            ps.setLong(4, token.fence());
-            n = ps.executeUpdate();
-        }
+        int n = statements.complete(c, token.scope(), token.key(), token.fence(), response);
         if (n == 1) {
             return new FinishResult.Finished(token);
         }
         // Completed by this token already: an earlier attempt of this call committed before its connection was lost.
-        Stored row = read(c, token.scope(), token.key());
+        Stored row = statements.read(c, token.scope(), token.key());
         return row != null && row.completed() && row.fence() == token.fence()
                 ? new FinishResult.Finished(token)
                 : new FinishResult.LeaseLost(token);
     }
 
     private FinishResult failOn(Connection c, IdempotencyToken token) throws SQLException {
-        int n;
-        try (PreparedStatement ps = c.prepareStatement(failSql)) {
-            ps.setString(1, token.scope());
-            ps.setString(2, token.key());
-            ps.setLong(3, token.fence());
-            n = ps.executeUpdate();
-        }
+        int n = statements.fail(c, token.scope(), token.key(), token.fence());
         if (n == 1) {
             return new FinishResult.Finished(token);
         }
         // No row: released already (an earlier attempt of this call) or cleaned up; either way the key is free.
-        return read(c, token.scope(), token.key()) == null
+        return statements.read(c, token.scope(), token.key()) == null
                 ? new FinishResult.Finished(token)
                 : new FinishResult.LeaseLost(token);
-    }
-
-    private Stored read(Connection c, String scope, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(readSql)) {
-            ps.setString(1, scope);
-            ps.setString(2, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                return new Stored(
-                        rs.getString(1),
-                        COMPLETED.equals(rs.getString(2)),
-                        rs.getLong(3),
-                        rs.getInt(4),
-                        rs.getBytes(5));
-            }
-        }
     }
 
     private <T> T onCaller(Connection connection, String operation, SqlWork<T> work) {
@@ -406,9 +300,6 @@ public final class IdempotencyKeys {
     private static String describe(String scope, String key) {
         return "'" + key + "' in scope '" + scope + "'";
     }
-
-    /** A stored key as the locking read sees it. */
-    private record Stored(String fingerprint, boolean completed, long fence, int attempts, byte[] response) {}
 
     @Override
     public String toString() {

@@ -1,16 +1,14 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.KeyText;
+import dev.baton.internal.tables.InboxStatements;
 import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlError;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -44,31 +42,13 @@ public final class Inbox {
 
     private final Engine engine;
     private final String table;
-    private final String insertSql;
-    private final String readSql;
-    private final String quotedTable;
-    private final String quotedReceivedAt;
-    private final List<String> keyColumns;
-    private final int deleteBatch;
+    private final InboxStatements statements;
 
     Inbox(Engine engine, String table) {
         Dialect d = engine.dialect();
         this.engine = engine;
         this.table = table;
-        this.quotedTable = Identifiers.quoteTable(d, table);
-        String source = d.quote("source");
-        String messageId = d.quote("message_id");
-        String receipt = d.quote("receipt");
-        this.quotedReceivedAt = d.quote("received_at");
-        this.keyColumns = List.of(source, messageId);
-        this.insertSql = d.insertIfAbsent(
-                quotedTable,
-                List.of(source, messageId, receipt, quotedReceivedAt),
-                List.of("?", "?", "?", d.currentTimestamp()),
-                keyColumns);
-        this.readSql =
-                "SELECT " + receipt + " FROM " + quotedTable + " WHERE " + source + " = ? AND " + messageId + " = ?";
-        this.deleteBatch = Math.min(500, d.maxBatchSize());
+        this.statements = new InboxStatements(d, table);
     }
 
     /** The table name as configured. */
@@ -131,19 +111,7 @@ public final class Inbox {
      * @throws DataAccessException on a database failure that outlasted the transient retries
      */
     public long deleteOlderThan(Duration age) {
-        String sql = deleteSql(age);
-        long total = 0;
-        while (true) {
-            int n = engine.autocommit("delete old deliveries from " + table, c -> {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    return ps.executeUpdate();
-                }
-            });
-            total += n;
-            if (n < deleteBatch) {
-                return total;
-            }
-        }
+        return statements.delete(engine, "delete old deliveries from " + table, deleteSql(age));
     }
 
     /**
@@ -151,7 +119,9 @@ public final class Inbox {
      * {@link #deleteOlderThan} for {@code age}. Values are bind parameters; for logs and exact-SQL tests.
      */
     public List<String> sql(Duration age) {
-        return List.of(insertSql, readSql, deleteSql(age));
+        List<String> sql = new ArrayList<>(statements.sql());
+        sql.add(deleteSql(age));
+        return List.copyOf(sql);
     }
 
     private String deleteSql(Duration age) {
@@ -159,12 +129,7 @@ public final class Inbox {
         if (age.compareTo(Duration.ofDays(3650)) > 0 || age.toMillis() < 1) {
             throw new ConfigurationException("age must be 1 ms to 3650 days, was " + age + " (inbox " + table + ")");
         }
-        Dialect d = engine.dialect();
-        return d.deleteBatch(
-                quotedTable,
-                keyColumns,
-                quotedReceivedAt + " < " + d.plusMillis(d.currentTimestamp(), -age.toMillis()),
-                deleteBatch);
+        return statements.deleteSql(age);
     }
 
     /**
@@ -173,32 +138,15 @@ public final class Inbox {
      */
     private ReceiveResult receive(Connection c, String source, String messageId, long receipt, boolean mayBeOurs)
             throws SQLException {
-        boolean inserted;
-        try (PreparedStatement ps = c.prepareStatement(insertSql)) {
-            ps.setString(1, source);
-            ps.setString(2, messageId);
-            ps.setLong(3, receipt);
-            inserted = ps.executeUpdate() == 1;
-        } catch (SQLException e) {
-            if (engine.dialect().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
-                throw e;
-            }
-            inserted = false; // the dialect's insert-if-absent reports a present row as a unique violation
-        }
+        boolean inserted = statements.insert(c, source, messageId, receipt);
         if (inserted) {
             return new ReceiveResult.FirstDelivery(source, messageId);
         }
         if (!mayBeOurs) {
             return new ReceiveResult.Duplicate(source, messageId);
         }
-        try (PreparedStatement ps = c.prepareStatement(readSql)) {
-            ps.setString(1, source);
-            ps.setString(2, messageId);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getLong(1) == receipt) {
-                    return new ReceiveResult.FirstDelivery(source, messageId);
-                }
-            }
+        if (statements.hasReceipt(c, source, messageId, receipt)) {
+            return new ReceiveResult.FirstDelivery(source, messageId);
         }
         return new ReceiveResult.Duplicate(source, messageId);
     }

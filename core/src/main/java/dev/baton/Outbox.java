@@ -1,19 +1,17 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.KeyText;
+import dev.baton.internal.tables.OutboxStatements;
 import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlError;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * A transactional outbox: messages are written in the caller's transaction, next to the state change they announce,
@@ -136,30 +134,14 @@ public final class Outbox {
     private final String table;
     private final Options options;
     private final ClaimQueue<Status> queue;
-    private final String insertSql;
-    private final String insertIfAbsentSql;
-    private final String idColumn;
+    private final OutboxStatements statements;
 
     Outbox(Engine engine, String table, Options options) {
         this.engine = engine;
         this.table = table;
         this.options = Objects.requireNonNull(options, "options");
         Dialect d = engine.dialect();
-        String q = Identifiers.quoteTable(d, table);
-        List<String> columns = List.of(
-                d.quote("topic"),
-                d.quote("msg_key"),
-                d.quote("payload"),
-                d.quote("headers"),
-                d.quote("dedup_key"),
-                d.quote("status"),
-                d.quote("attempts"),
-                d.quote("created_at"));
-        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.currentTimestamp());
-        this.insertSql =
-                "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
-        this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
-        this.idColumn = "id";
+        this.statements = new OutboxStatements(d, table);
         ClaimQueueBuilder<Status> b = new ClaimQueueBuilder<Status>(engine, "outbox:" + table)
                 .table(table)
                 .claim("status", Status.MACHINE, Status.PENDING, Status.PROCESSING)
@@ -172,7 +154,7 @@ public final class Outbox {
             b.orderedPerKey("msg_key");
         }
         this.queue = b.build();
-        if (d.failedStatementAbortsTransaction() && insertIfAbsentSql.equals(insertSql)) {
+        if (d.failedStatementAbortsTransaction() && statements.noInsertIfAbsent()) {
             throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
                     + " but renders no insert-if-absent: the outbox would break callers' transactions");
         }
@@ -291,22 +273,7 @@ public final class Outbox {
         if (age.isNegative()) {
             throw new ConfigurationException("age must not be negative, was " + age);
         }
-        Dialect d = engine.dialect();
-        String where = d.quote("status") + " = " + Status.DELIVERED.code() + " AND " + d.quote("created_at") + " < "
-                + d.plusMillis(d.currentTimestamp(), -age.toMillis());
-        String sql = d.deleteBatch(Identifiers.quoteTable(d, table), List.of(d.quote(idColumn)), where, PURGE_BATCH);
-        long total = 0;
-        while (true) {
-            int n = engine.transaction("purge outbox " + table, c -> {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    return ps.executeUpdate();
-                }
-            });
-            total += n;
-            if (n < PURGE_BATCH) {
-                return total;
-            }
-        }
+        return statements.purge(engine, Status.DELIVERED.code(), age, PURGE_BATCH);
     }
 
     private void check(Message m) {
@@ -324,33 +291,15 @@ public final class Outbox {
     }
 
     private EnqueueResult insert(Connection c, Message m) throws SQLException {
-        String sql = m.dedupKey() == null ? insertSql : insertIfAbsentSql;
-        try (PreparedStatement ps = c.prepareStatement(sql, new String[] {idColumn})) {
-            ps.setString(1, m.topic());
-            ps.setString(2, m.key());
-            ps.setBytes(3, m.payloadUnsafe());
-            ps.setString(4, m.headers().isEmpty() ? null : encodeHeaders(m.headers()));
-            ps.setString(5, m.dedupKey());
-            ps.setInt(6, Status.PENDING.code());
-            int n;
-            try {
-                n = ps.executeUpdate();
-            } catch (SQLException e) {
-                if (m.dedupKey() != null && engine.dialect().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
-                    return new EnqueueResult.Duplicate(m.dedupKey());
-                }
-                throw e;
-            }
-            if (n == 0) {
-                return new EnqueueResult.Duplicate(m.dedupKey());
-            }
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                if (!keys.next()) {
-                    throw new DataAccessException("outbox " + table + ": the driver returned no generated id");
-                }
-                return new EnqueueResult.Enqueued(keys.getLong(1));
-            }
-        }
+        OptionalLong id = statements.insert(
+                c,
+                m.topic(),
+                m.key(),
+                m.payloadUnsafe(),
+                m.headers().isEmpty() ? null : encodeHeaders(m.headers()),
+                m.dedupKey(),
+                Status.PENDING.code());
+        return id.isPresent() ? new EnqueueResult.Enqueued(id.getAsLong()) : new EnqueueResult.Duplicate(m.dedupKey());
     }
 
     private static byte[] bytes(Object value) {

@@ -1,21 +1,10 @@
 package dev.baton;
 
+import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Processes a claim queue: one poller thread claims batches and commits the handlers' outcomes together (one
@@ -40,7 +29,6 @@ import org.slf4j.LoggerFactory;
  * lost, the row's {@link ClaimedRow#leaseLost()} turns true and the handler's thread is interrupted.
  */
 public final class Worker implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(Worker.class);
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     /**
@@ -69,9 +57,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private final ClaimQueue<?> queue;
-    private final Runner<?> runner;
+    private final WorkerLoop<?> runner;
 
-    private Worker(ClaimQueue<?> queue, Runner<?> runner) {
+    private Worker(ClaimQueue<?> queue, WorkerLoop<?> runner) {
         this.queue = queue;
         this.runner = runner;
     }
@@ -83,12 +71,12 @@ public final class Worker implements AutoCloseable {
 
     /** True until {@link #close()} finished. */
     public boolean isRunning() {
-        return runner.pollerThread.isAlive();
+        return runner.isRunning();
     }
 
     /** Rows claimed and not yet settled. */
     public int inFlight() {
-        return runner.inFlight.size();
+        return runner.inFlight();
     }
 
     /**
@@ -230,331 +218,37 @@ public final class Worker implements AutoCloseable {
                         + "); a single slow heartbeat would lose the row (queue '" + queue.name() + "')");
             }
             String n = name != null ? name : "baton-" + queue.name() + "-" + SEQUENCE.incrementAndGet();
-            Runner<S> runner = new Runner<>(this, beat, n);
+            WorkerLoop<S> runner = new WorkerLoop<>(
+                    queue,
+                    handler,
+                    reconciler,
+                    new WorkerLoop.Settings(
+                            batchSize,
+                            concurrency,
+                            executor,
+                            pollInterval,
+                            maxIdleInterval,
+                            beat,
+                            shutdownTimeout,
+                            sweepInterval,
+                            n),
+                    queue.engine(),
+                    new Signals<>());
             runner.start();
             return new Worker(queue, runner);
         }
     }
 
-    /** The running machinery, typed by the queue's states. */
-    private static final class Runner<S extends Enum<S>> {
-        private final ClaimQueue<S> queue;
-        private final Handler<S> handler;
-        private final Reconciler<S> reconciler;
-        private final int batchSize;
-        private final int concurrency;
-        private final long pollMillis;
-        private final long maxIdleMillis;
-        private final long heartbeatNanos;
-        private final long sweepMillis;
-        private final Duration shutdownTimeout;
-        private final ExecutorService executor;
-        private final boolean ownExecutor;
-        private final boolean inline;
-        private final boolean sendingMode;
-        private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
-        private final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
-        private final ScheduledExecutorService scheduler;
-        private final Thread pollerThread;
-        private volatile boolean claiming = true;
-        private volatile boolean stopping;
-        private volatile boolean stopped;
-
-        Runner(Builder<S> b, Duration heartbeat, String name) {
-            this.queue = b.queue;
-            this.handler = b.handler;
-            this.reconciler = b.reconciler;
-            this.batchSize = b.batchSize;
-            this.concurrency = b.concurrency;
-            this.pollMillis = b.pollInterval.toMillis();
-            this.maxIdleMillis = b.maxIdleInterval.toMillis();
-            this.heartbeatNanos = heartbeat.toNanos();
-            this.shutdownTimeout = b.shutdownTimeout;
-            this.sweepMillis = b.sweepInterval != null
-                    ? b.sweepInterval.toMillis()
-                    : Math.max(1000, Math.min(b.queue.lease().toMillis() / 2, 30_000));
-            this.sendingMode = queue.sendingState() != null;
-            this.inline = b.executor == null && b.concurrency == 1;
-            if (b.executor != null) {
-                this.executor = b.executor;
-                this.ownExecutor = false;
-            } else if (!inline) {
-                AtomicInteger n = new AtomicInteger();
-                this.executor = Executors.newFixedThreadPool(
-                        b.concurrency, r -> daemon(r, name + "-handler-" + n.incrementAndGet()));
-                this.ownExecutor = true;
-            } else {
-                this.executor = null;
-                this.ownExecutor = false;
-            }
-            this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name + "-heartbeat"));
-            this.pollerThread = daemon(this::loop, name + "-poller");
-        }
-
-        private static Thread daemon(Runnable r, String name) {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        }
-
-        void start() {
-            long beatMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(heartbeatNanos));
-            scheduler.scheduleWithFixedDelay(this::heartbeat, beatMillis, beatMillis, TimeUnit.MILLISECONDS);
-            scheduler.scheduleWithFixedDelay(this::sweep, 0, sweepMillis, TimeUnit.MILLISECONDS);
-            pollerThread.start();
-        }
-
-        // ---- poller
-
-        private void loop() {
-            long idle = pollMillis;
-            while (!stopped) {
-                try {
-                    flush();
-                    if (!claiming) {
-                        if (inFlight.isEmpty()) {
-                            return;
-                        }
-                        awaitFinished(50);
-                        continue;
-                    }
-                    if (inFlight.size() >= concurrency) {
-                        awaitFinished(50);
-                        continue;
-                    }
-                    int want = Math.min(batchSize, batchSize + concurrency - inFlight.size());
-                    List<ClaimedRow<S>> rows = queue.claim(want);
-                    for (ClaimedRow<S> row : rows) {
-                        inFlight.put(row, System.nanoTime());
-                    }
-                    dispatch(rows);
-                    if (rows.size() == want) {
-                        idle = pollMillis;
-                    } else if (rows.isEmpty() && inFlight.isEmpty()) {
-                        awaitFinished(idle);
-                        idle = Math.min(idle * 2, maxIdleMillis);
-                    } else {
-                        idle = pollMillis;
-                        awaitFinished(pollMillis);
-                    }
-                } catch (InterruptedException e) {
-                    if (stopped) {
-                        return;
-                    }
-                    Thread.interrupted(); // an interrupt meant for a handler running inline; the loop carries on
-                } catch (Throwable t) {
-                    log.warn("worker for queue '{}' caught an error; continuing", queue.name(), t);
-                    queue.engine().fire(l -> l.onWorkerError(queue.name(), t));
-                    sleepQuietly(Math.min(idle, 1000));
-                }
-            }
-        }
-
-        private void dispatch(List<ClaimedRow<S>> rows) {
-            if (inline) {
-                for (ClaimedRow<S> row : rows) {
-                    finished.add(new Decision<>(row, run(row)));
-                }
-                return;
-            }
-            for (ClaimedRow<S> row : rows) {
-                try {
-                    executor.execute(() -> finished.add(new Decision<>(row, run(row))));
-                } catch (RejectedExecutionException e) {
-                    finished.add(new Decision<>(row, Outcome.release()));
-                }
-            }
-        }
-
-        /** Runs the handler for one row; never throws. */
-        private Outcome<S> run(ClaimedRow<S> row) {
-            if (!claiming || row.leaseLost()) {
-                return Outcome.release(); // shutting down, or already lost: the fenced release is harmless
-            }
-            if (sendingMode) {
-                LeaseResult<S> marked;
-                try {
-                    marked = queue.markSending(row);
-                } catch (RuntimeException e) {
-                    return Outcome.retry("could not record the send: " + e.getMessage());
-                }
-                if (!marked.done()) {
-                    row.markLeaseLost();
-                    return null; // nothing to write: another worker owns the row
-                }
-            }
-            row.handlerThread(Thread.currentThread());
-            try {
-                Outcome<S> outcome = handler.handle(row);
-                if (outcome == null) {
-                    return failure(row, "handler returned null");
-                }
-                return outcome;
-            } catch (LeaseLostException e) {
-                return null;
-            } catch (Exception e) {
-                return failure(row, e.getClass().getSimpleName() + ": " + e.getMessage());
-            } catch (Error e) {
-                log.error("handler for queue '{}' threw an Error on row {}", queue.name(), row.id(), e);
-                return failure(row, e.toString());
-            } finally {
-                row.handlerThread(null);
-                Thread.interrupted(); // clear an interrupt from a lease-lost signal before the thread is reused
-            }
-        }
-
-        private Outcome<S> failure(ClaimedRow<S> row, String reason) {
-            // after a recorded send, a failure may have happened after the sink acted: never send it blindly again
-            return sendingMode ? Outcome.unknown(reason) : Outcome.retry(reason);
-        }
-
-        private void awaitFinished(long millis) throws InterruptedException {
-            Decision<S> d = finished.poll(millis, TimeUnit.MILLISECONDS);
-            if (d != null) {
-                finished.add(d);
-            }
-        }
-
-        /** Commits every finished outcome in one transaction. */
-        private void flush() {
-            List<Decision<S>> batch = new ArrayList<>();
-            finished.drainTo(batch);
-            if (batch.isEmpty()) {
-                return;
-            }
-            List<Decision<S>> writes = new ArrayList<>(batch.size());
-            for (Decision<S> d : batch) {
-                if (d.outcome() == null) {
-                    inFlight.remove(d.row());
-                } else {
-                    writes.add(d);
-                }
-            }
-            try {
-                queue.applyAll(writes);
-            } finally {
-                for (Decision<S> d : writes) {
-                    inFlight.remove(d.row());
-                }
-            }
-        }
-
-        // ---- scheduler
-
-        private void heartbeat() {
-            try {
-                long now = System.nanoTime(); // local scheduling only: the lease itself is judged by the database
-                List<ClaimedRow<S>> due = new ArrayList<>();
-                for (Map.Entry<ClaimedRow<S>, Long> e : inFlight.entrySet()) {
-                    if (now - e.getValue() >= heartbeatNanos) {
-                        due.add(e.getKey());
-                    }
-                }
-                if (due.isEmpty()) {
-                    return;
-                }
-                List<LeaseResult<S>> results = queue.heartbeatAll(due);
-                for (int i = 0; i < due.size(); i++) {
-                    ClaimedRow<S> row = due.get(i);
-                    if (results.get(i).done()) {
-                        inFlight.replace(row, now);
-                    } else if (inFlight.containsKey(row)) {
-                        row.markLeaseLost();
-                        queue.engine().fire(l -> l.onLeaseLost(queue.name(), row.id()));
-                    }
-                }
-            } catch (Throwable t) {
-                log.warn("heartbeat for queue '{}' failed; will retry", queue.name(), t);
-                queue.engine().fire(l -> l.onWorkerError(queue.name(), t));
-            }
-        }
-
-        private void sweep() {
-            try {
-                queue.reclaimExpired();
-                if (reconciler != null) {
-                    for (Object id : queue.unknownRows(100)) {
-                        Outcome<S> verdict = reconciler.reconcile(id);
-                        if (verdict == null) {
-                            continue;
-                        }
-                        if (verdict.kind() == Outcome.Kind.COMPLETE) {
-                            queue.resolveUnknown(id, true, verdict);
-                        } else {
-                            queue.resolveUnknown(id, false, null);
-                        }
-                    }
-                }
-            } catch (Throwable t) {
-                log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
-                queue.engine().fire(l -> l.onWorkerError(queue.name(), t));
-            }
-        }
-
-        // ---- shutdown
-
-        synchronized void shutdown() {
-            if (stopped) {
-                return;
-            }
-            claiming = false;
-            stopping = true;
-            try {
-                pollerThread.join(Math.max(1, shutdownTimeout.toMillis()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            stopped = true;
-            if (pollerThread.isAlive()) {
-                for (ClaimedRow<S> row : inFlight.keySet()) {
-                    row.markLeaseLost(); // interrupts handlers that outlived the timeout
-                }
-                pollerThread.interrupt();
-                try {
-                    pollerThread.join(5000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            List<Decision<S>> left = new ArrayList<>();
-            finished.drainTo(left);
-            List<Decision<S>> writes = new ArrayList<>();
-            for (Decision<S> d : left) {
-                if (d.outcome() != null) {
-                    writes.add(d);
-                }
-                inFlight.remove(d.row());
-            }
-            for (ClaimedRow<S> row : inFlight.keySet()) {
-                writes.add(new Decision<>(row, Outcome.release()));
-            }
-            try {
-                queue.applyAll(writes);
-            } catch (RuntimeException e) {
-                log.warn(
-                        "could not settle {} rows of queue '{}' at shutdown; their leases will expire",
-                        writes.size(),
-                        queue.name(),
-                        e);
-            }
-            inFlight.clear();
-            scheduler.shutdownNow();
-            if (ownExecutor) {
-                executor.shutdownNow();
-            }
-        }
-
-        private static void sleepQuietly(long millis) {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+    /** The row operations only the worker's loop performs. */
+    private static final class Signals<S extends Enum<S>> implements WorkerLoop.RowSignals<S> {
+        @Override
+        public void leaseLost(ClaimedRow<S> row) {
+            row.markLeaseLost();
         }
 
         @Override
-        public String toString() {
-            return "Worker[" + queue.name() + (stopping ? ", stopping" : "") + "]";
+        public void handlerThread(ClaimedRow<S> row, Thread thread) {
+            row.handlerThread(thread);
         }
     }
 }

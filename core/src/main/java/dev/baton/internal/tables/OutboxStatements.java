@@ -1,0 +1,101 @@
+package dev.baton.internal.tables;
+
+import dev.baton.DataAccessException;
+import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The statements of an outbox table that are not its claim queue's: the insert (plain, or insert-if-absent for a
+ * message with a dedup key) and batches of the purge of delivered messages. Immutable and thread-safe.
+ */
+public final class OutboxStatements {
+    private static final String ID = "id";
+
+    private final Dialect dialect;
+    private final String table;
+    private final String insertSql;
+    private final String insertIfAbsentSql;
+
+    /** Renders the inserts for {@code table}. */
+    public OutboxStatements(Dialect d, String table) {
+        this.dialect = d;
+        this.table = table;
+        String q = Identifiers.quoteTable(d, table);
+        List<String> columns = List.of(
+                d.quote("topic"),
+                d.quote("msg_key"),
+                d.quote("payload"),
+                d.quote("headers"),
+                d.quote("dedup_key"),
+                d.quote("status"),
+                d.quote("attempts"),
+                d.quote("created_at"));
+        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.currentTimestamp());
+        this.insertSql =
+                "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
+        this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
+    }
+
+    /** True when the dialect renders no insert-if-absent (a duplicate is then reported by a unique violation). */
+    public boolean noInsertIfAbsent() {
+        return insertIfAbsentSql.equals(insertSql);
+    }
+
+    /**
+     * Inserts a message in {@code status}; its generated id, or empty when a message with the same dedup key exists.
+     */
+    public OptionalLong insert(
+            Connection c, String topic, String key, byte[] payload, String headers, String dedupKey, int status)
+            throws SQLException {
+        String sql = dedupKey == null ? insertSql : insertIfAbsentSql;
+        try (PreparedStatement ps = c.prepareStatement(sql, new String[] {ID})) {
+            ps.setString(1, topic);
+            ps.setString(2, key);
+            ps.setBytes(3, payload);
+            ps.setString(4, headers);
+            ps.setString(5, dedupKey);
+            ps.setInt(6, status);
+            int n;
+            try {
+                n = ps.executeUpdate();
+            } catch (SQLException e) {
+                if (dedupKey != null && dialect.classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+                    return OptionalLong.empty();
+                }
+                throw e;
+            }
+            if (n == 0) {
+                return OptionalLong.empty();
+            }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new DataAccessException("outbox " + table + ": the driver returned no generated id");
+                }
+                return OptionalLong.of(keys.getLong(1));
+            }
+        }
+    }
+
+    /**
+     * Deletes messages in {@code status} created more than {@code age} ago (database clock), {@code batch} rows per
+     * statement, each in its own transaction, until none is left; the rows deleted.
+     */
+    public long purge(Engine engine, int status, Duration age, int batch) {
+        Dialect d = dialect;
+        String where = d.quote("status") + " = " + status + " AND " + d.quote("created_at") + " < "
+                + d.plusMillis(d.currentTimestamp(), -age.toMillis());
+        String sql = d.deleteBatch(Identifiers.quoteTable(d, table), List.of(d.quote(ID)), where, batch);
+        return Engine.drain(
+                        batch, () -> engine.transaction("purge outbox " + table, c -> Engine.update(c, sql, List.of())))
+                .rows();
+    }
+}

@@ -1,0 +1,417 @@
+package dev.baton.internal.worker;
+
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.Decision;
+import dev.baton.LeaseLostException;
+import dev.baton.LeaseResult;
+import dev.baton.Outcome;
+import dev.baton.Worker;
+import dev.baton.internal.Engine;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running machinery of a {@link Worker}: one poller thread claims batches and commits the handlers' outcomes
+ * together, handlers run on an executor (or inline), a scheduler thread sends heartbeats and sweeps. No exception ends
+ * the loop.
+ *
+ * @param <S> the enum of states
+ */
+public final class WorkerLoop<S extends Enum<S>> {
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoop.class);
+
+    /**
+     * What the loop does to a claimed row beyond its public methods: the face supplies it.
+     *
+     * @param <S> the enum of states
+     */
+    public interface RowSignals<S extends Enum<S>> {
+        /** Marks the row's lease lost and interrupts its handler. */
+        void leaseLost(ClaimedRow<S> row);
+
+        /** Records the thread running the row's handler, or null when it finished. */
+        void handlerThread(ClaimedRow<S> row, Thread thread);
+    }
+
+    /**
+     * A validated worker configuration.
+     *
+     * @param batchSize rows per claim
+     * @param concurrency handlers at once
+     * @param executor the handlers' executor, or null
+     * @param pollInterval the pause after a short batch
+     * @param maxIdleInterval the longest pause when idle
+     * @param heartbeat the heartbeat interval
+     * @param shutdownTimeout how long close waits for handlers
+     * @param sweepInterval the sweep interval, or null for the default
+     * @param name the name of threads and logs
+     */
+    public record Settings(
+            int batchSize,
+            int concurrency,
+            ExecutorService executor,
+            Duration pollInterval,
+            Duration maxIdleInterval,
+            Duration heartbeat,
+            Duration shutdownTimeout,
+            Duration sweepInterval,
+            String name) {}
+
+    private final ClaimQueue<S> queue;
+    private final Worker.Handler<S> handler;
+    private final Worker.Reconciler<S> reconciler;
+    private final Engine engine;
+    private final RowSignals<S> signals;
+    private final int batchSize;
+    private final int concurrency;
+    private final long pollMillis;
+    private final long maxIdleMillis;
+    private final long heartbeatNanos;
+    private final long sweepMillis;
+    private final Duration shutdownTimeout;
+    private final ExecutorService executor;
+    private final boolean ownExecutor;
+    private final boolean inline;
+    private final boolean sendingMode;
+    private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
+    private final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
+    private final ScheduledExecutorService scheduler;
+    private final Thread pollerThread;
+    private volatile boolean claiming = true;
+    private volatile boolean stopping;
+    private volatile boolean stopped;
+
+    /** A loop over {@code queue}, not started. */
+    public WorkerLoop(
+            ClaimQueue<S> queue,
+            Worker.Handler<S> handler,
+            Worker.Reconciler<S> reconciler,
+            Settings b,
+            Engine engine,
+            RowSignals<S> signals) {
+        String name = b.name();
+        Duration heartbeat = b.heartbeat();
+        this.queue = queue;
+        this.handler = handler;
+        this.reconciler = reconciler;
+        this.engine = engine;
+        this.signals = signals;
+        this.batchSize = b.batchSize();
+        this.concurrency = b.concurrency();
+        this.pollMillis = b.pollInterval().toMillis();
+        this.maxIdleMillis = b.maxIdleInterval().toMillis();
+        this.heartbeatNanos = heartbeat.toNanos();
+        this.shutdownTimeout = b.shutdownTimeout();
+        this.sweepMillis = b.sweepInterval() != null
+                ? b.sweepInterval().toMillis()
+                : Math.max(1000, Math.min(queue.lease().toMillis() / 2, 30_000));
+        this.sendingMode = queue.sendingState() != null;
+        this.inline = b.executor() == null && b.concurrency() == 1;
+        if (b.executor() != null) {
+            this.executor = b.executor();
+            this.ownExecutor = false;
+        } else if (!inline) {
+            AtomicInteger n = new AtomicInteger();
+            this.executor = Executors.newFixedThreadPool(
+                    b.concurrency(), r -> daemon(r, name + "-handler-" + n.incrementAndGet()));
+            this.ownExecutor = true;
+        } else {
+            this.executor = null;
+            this.ownExecutor = false;
+        }
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name + "-heartbeat"));
+        this.pollerThread = daemon(this::loop, name + "-poller");
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Starts the poller and the scheduler. */
+    public void start() {
+        long beatMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(heartbeatNanos));
+        scheduler.scheduleWithFixedDelay(this::heartbeat, beatMillis, beatMillis, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::sweep, 0, sweepMillis, TimeUnit.MILLISECONDS);
+        pollerThread.start();
+    }
+
+    // ---- poller
+
+    private void loop() {
+        long idle = pollMillis;
+        while (!stopped) {
+            try {
+                flush();
+                if (!claiming) {
+                    if (inFlight.isEmpty()) {
+                        return;
+                    }
+                    awaitFinished(50);
+                    continue;
+                }
+                if (inFlight.size() >= concurrency) {
+                    awaitFinished(50);
+                    continue;
+                }
+                int want = Math.min(batchSize, batchSize + concurrency - inFlight.size());
+                List<ClaimedRow<S>> rows = queue.claim(want);
+                for (ClaimedRow<S> row : rows) {
+                    inFlight.put(row, System.nanoTime());
+                }
+                dispatch(rows);
+                if (rows.size() == want) {
+                    idle = pollMillis;
+                } else if (rows.isEmpty() && inFlight.isEmpty()) {
+                    awaitFinished(idle);
+                    idle = Math.min(idle * 2, maxIdleMillis);
+                } else {
+                    idle = pollMillis;
+                    awaitFinished(pollMillis);
+                }
+            } catch (InterruptedException e) {
+                if (stopped) {
+                    return;
+                }
+                Thread.interrupted(); // an interrupt meant for a handler running inline; the loop carries on
+            } catch (Throwable t) {
+                log.warn("worker for queue '{}' caught an error; continuing", queue.name(), t);
+                engine.fire(l -> l.onWorkerError(queue.name(), t));
+                sleepQuietly(Math.min(idle, 1000));
+            }
+        }
+    }
+
+    private void dispatch(List<ClaimedRow<S>> rows) {
+        if (inline) {
+            for (ClaimedRow<S> row : rows) {
+                finished.add(new Decision<>(row, run(row)));
+            }
+            return;
+        }
+        for (ClaimedRow<S> row : rows) {
+            try {
+                executor.execute(() -> finished.add(new Decision<>(row, run(row))));
+            } catch (RejectedExecutionException e) {
+                finished.add(new Decision<>(row, Outcome.release()));
+            }
+        }
+    }
+
+    /** Runs the handler for one row; never throws. */
+    private Outcome<S> run(ClaimedRow<S> row) {
+        if (!claiming || row.leaseLost()) {
+            return Outcome.release(); // shutting down, or already lost: the fenced release is harmless
+        }
+        if (sendingMode) {
+            LeaseResult<S> marked;
+            try {
+                marked = queue.markSending(row);
+            } catch (RuntimeException e) {
+                return Outcome.retry("could not record the send: " + e.getMessage());
+            }
+            if (!marked.done()) {
+                signals.leaseLost(row);
+                return null; // nothing to write: another worker owns the row
+            }
+        }
+        signals.handlerThread(row, Thread.currentThread());
+        try {
+            Outcome<S> outcome = handler.handle(row);
+            if (outcome == null) {
+                return failure(row, "handler returned null");
+            }
+            return outcome;
+        } catch (LeaseLostException e) {
+            return null;
+        } catch (Exception e) {
+            return failure(row, e.getClass().getSimpleName() + ": " + e.getMessage());
+        } catch (Error e) {
+            log.error("handler for queue '{}' threw an Error on row {}", queue.name(), row.id(), e);
+            return failure(row, e.toString());
+        } finally {
+            signals.handlerThread(row, null);
+            Thread.interrupted(); // clear an interrupt from a lease-lost signal before the thread is reused
+        }
+    }
+
+    private Outcome<S> failure(ClaimedRow<S> row, String reason) {
+        // after a recorded send, a failure may have happened after the sink acted: never send it blindly again
+        return sendingMode ? Outcome.unknown(reason) : Outcome.retry(reason);
+    }
+
+    private void awaitFinished(long millis) throws InterruptedException {
+        Decision<S> d = finished.poll(millis, TimeUnit.MILLISECONDS);
+        if (d != null) {
+            finished.add(d);
+        }
+    }
+
+    /** Commits every finished outcome in one transaction. */
+    private void flush() {
+        List<Decision<S>> batch = new ArrayList<>();
+        finished.drainTo(batch);
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<Decision<S>> writes = new ArrayList<>(batch.size());
+        for (Decision<S> d : batch) {
+            if (d.outcome() == null) {
+                inFlight.remove(d.row());
+            } else {
+                writes.add(d);
+            }
+        }
+        try {
+            queue.applyAll(writes);
+        } finally {
+            for (Decision<S> d : writes) {
+                inFlight.remove(d.row());
+            }
+        }
+    }
+
+    // ---- scheduler
+
+    private void heartbeat() {
+        try {
+            long now = System.nanoTime(); // local scheduling only: the lease itself is judged by the database
+            List<ClaimedRow<S>> due = new ArrayList<>();
+            for (Map.Entry<ClaimedRow<S>, Long> e : inFlight.entrySet()) {
+                if (now - e.getValue() >= heartbeatNanos) {
+                    due.add(e.getKey());
+                }
+            }
+            if (due.isEmpty()) {
+                return;
+            }
+            List<LeaseResult<S>> results = queue.heartbeatAll(due);
+            for (int i = 0; i < due.size(); i++) {
+                ClaimedRow<S> row = due.get(i);
+                if (results.get(i).done()) {
+                    inFlight.replace(row, now);
+                } else if (inFlight.containsKey(row)) {
+                    signals.leaseLost(row);
+                    engine.fire(l -> l.onLeaseLost(queue.name(), row.id()));
+                }
+            }
+        } catch (Throwable t) {
+            log.warn("heartbeat for queue '{}' failed; will retry", queue.name(), t);
+            engine.fire(l -> l.onWorkerError(queue.name(), t));
+        }
+    }
+
+    private void sweep() {
+        try {
+            queue.reclaimExpired();
+            if (reconciler != null) {
+                for (Object id : queue.unknownRows(100)) {
+                    Outcome<S> verdict = reconciler.reconcile(id);
+                    if (verdict == null) {
+                        continue;
+                    }
+                    if (verdict.kind() == Outcome.Kind.COMPLETE) {
+                        queue.resolveUnknown(id, true, verdict);
+                    } else {
+                        queue.resolveUnknown(id, false, null);
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
+            engine.fire(l -> l.onWorkerError(queue.name(), t));
+        }
+    }
+
+    // ---- shutdown
+
+    /** True until the poller ended. */
+    public boolean isRunning() {
+        return pollerThread.isAlive();
+    }
+
+    /** Rows claimed and not yet settled. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Stops claiming, settles or releases in-flight rows within the shutdown timeout, stops the threads. */
+    public synchronized void shutdown() {
+        if (stopped) {
+            return;
+        }
+        claiming = false;
+        stopping = true;
+        try {
+            pollerThread.join(Math.max(1, shutdownTimeout.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stopped = true;
+        if (pollerThread.isAlive()) {
+            for (ClaimedRow<S> row : inFlight.keySet()) {
+                signals.leaseLost(row); // interrupts handlers that outlived the timeout
+            }
+            pollerThread.interrupt();
+            try {
+                pollerThread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        List<Decision<S>> left = new ArrayList<>();
+        finished.drainTo(left);
+        List<Decision<S>> writes = new ArrayList<>();
+        for (Decision<S> d : left) {
+            if (d.outcome() != null) {
+                writes.add(d);
+            }
+            inFlight.remove(d.row());
+        }
+        for (ClaimedRow<S> row : inFlight.keySet()) {
+            writes.add(new Decision<>(row, Outcome.release()));
+        }
+        try {
+            queue.applyAll(writes);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "could not settle {} rows of queue '{}' at shutdown; their leases will expire",
+                    writes.size(),
+                    queue.name(),
+                    e);
+        }
+        inFlight.clear();
+        scheduler.shutdownNow();
+        if (ownExecutor) {
+            executor.shutdownNow();
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Worker[" + queue.name() + (stopping ? ", stopping" : "") + "]";
+    }
+}

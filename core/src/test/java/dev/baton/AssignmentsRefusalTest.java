@@ -1,0 +1,206 @@
+package dev.baton;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrowsExactly;
+
+import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A transition, a bulk transition and a queue outcome set extra columns through one SET-list: each refuses the same
+ * bad assignment (the state column, the id column, a column set twice, an invalid identifier) with the same typed
+ * exception, before any SQL. The data source counts connection requests and has no database behind it, so reaching
+ * SQL would both count and fail differently ({@link DataAccessException}).
+ */
+class AssignmentsRefusalTest {
+    enum Job {
+        PENDING,
+        PROCESSING,
+        DONE,
+        DEAD
+    }
+
+    private static final StateMachine<Job> MACHINE = StateMachine.of(Job.class)
+            .name("job")
+            .initial(Job.PENDING)
+            .allow(Job.PENDING, Job.PROCESSING)
+            .allow(Job.PROCESSING, Job.PENDING, Job.DONE, Job.DEAD)
+            .terminal(Job.DONE, Job.DEAD)
+            .build();
+
+    private final AtomicInteger connections = new AtomicInteger();
+    private final Baton baton =
+            Baton.builder(countingDataSource()).dialect(stubDialect()).build();
+    private final StateTable<Job> jobs = baton.table("jobs").state("status", MACHINE);
+    private final ClaimQueue<Job> queue = baton.<Job>queue("jobs")
+            .table("jobs")
+            .claim("status", MACHINE, Job.PENDING, Job.PROCESSING)
+            .deadState(Job.DEAD)
+            .lease(Duration.ofMinutes(1))
+            .build();
+    private final ClaimedRow<Job> row = new ClaimedRow<>("jobs", 1L, 42L, 1, Map.of());
+
+    /** One bad assignment, made by each of the three writers. */
+    private void refusedAlike(Class<? extends Throwable> expected, Function<Setter, Setter> bad) {
+        Executable transition = () -> bad.apply(Setter.of(jobs.transition(1L, Job.PENDING, Job.PROCESSING)))
+                .run();
+        Executable bulk = () ->
+                bad.apply(Setter.of(jobs.bulk(Job.PENDING, Job.PROCESSING))).run();
+        Executable outcome = () ->
+                bad.apply(Setter.of(queue, row, Outcome.complete(Job.DONE))).run();
+        assertThrowsExactly(expected, transition, "transition");
+        assertThrowsExactly(expected, bulk, "bulk transition");
+        assertThrowsExactly(expected, outcome, "outcome");
+        assertEquals(0, connections.get(), "no connection was requested: nothing reached SQL");
+    }
+
+    @Test
+    void theStateColumn() {
+        refusedAlike(ConfigurationException.class, s -> s.set("status", "x"));
+        refusedAlike(ConfigurationException.class, s -> s.set("STATUS", "x"));
+        refusedAlike(ConfigurationException.class, s -> s.setNow("status"));
+    }
+
+    @Test
+    void theIdColumn() {
+        refusedAlike(ConfigurationException.class, s -> s.set("id", 7L));
+        refusedAlike(ConfigurationException.class, s -> s.setNow("Id"));
+    }
+
+    @Test
+    void aColumnSetTwice() {
+        refusedAlike(ConfigurationException.class, s -> s.set("note", "a").set("note", "b"));
+        refusedAlike(ConfigurationException.class, s -> s.set("note", "a").setNow("NOTE"));
+    }
+
+    @Test
+    void anInvalidIdentifier() {
+        refusedAlike(InvalidIdentifierException.class, s -> s.set("note; DROP TABLE jobs", "a"));
+        refusedAlike(InvalidIdentifierException.class, s -> s.setNow("1st"));
+        refusedAlike(InvalidIdentifierException.class, s -> s.set("", "a"));
+    }
+
+    @Test
+    void aGoodAssignmentReachesTheDatabase() {
+        // the control: the same writers with an acceptable column do ask for a connection
+        assertThrowsExactly(DataAccessException.class, () -> jobs.transition(1L, Job.PENDING, Job.PROCESSING)
+                .set("note", "a")
+                .apply());
+        assertEquals(1, connections.get());
+    }
+
+    /** The three writers behind one interface: {@code set}, {@code setNow}, then run. */
+    private interface Setter {
+        Setter set(String column, Object value);
+
+        Setter setNow(String column);
+
+        void run();
+
+        static Setter of(Transition<Job> t) {
+            return new Setter() {
+                public Setter set(String column, Object value) {
+                    t.set(column, value);
+                    return this;
+                }
+
+                public Setter setNow(String column) {
+                    t.setNow(column);
+                    return this;
+                }
+
+                public void run() {
+                    t.apply();
+                }
+            };
+        }
+
+        static Setter of(BulkTransition<Job> b) {
+            return new Setter() {
+                public Setter set(String column, Object value) {
+                    b.set(column, value);
+                    return this;
+                }
+
+                public Setter setNow(String column) {
+                    b.setNow(column);
+                    return this;
+                }
+
+                public void run() {
+                    b.apply();
+                }
+            };
+        }
+
+        static Setter of(ClaimQueue<Job> q, ClaimedRow<Job> r, Outcome<Job> start) {
+            return new Setter() {
+                private Outcome<Job> outcome = start;
+
+                public Setter set(String column, Object value) {
+                    outcome = outcome.set(column, value);
+                    return this;
+                }
+
+                public Setter setNow(String column) {
+                    outcome = outcome.setNow(column);
+                    return this;
+                }
+
+                public void run() {
+                    q.apply(r, outcome);
+                }
+            };
+        }
+    }
+
+    private DataSource countingDataSource() {
+        InvocationHandler h = (proxy, method, args) -> {
+            if (method.getName().equals("getConnection")) {
+                connections.incrementAndGet();
+                throw new SQLException("no database behind this test", "08001");
+            }
+            if (method.getName().equals("toString")) {
+                return "counting data source";
+            }
+            throw new UnsupportedOperationException(method.getName());
+        };
+        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, h);
+    }
+
+    /** Renders plain ANSI SQL; executes nothing. */
+    private static Dialect stubDialect() {
+        InvocationHandler h = (proxy, method, args) -> switch (method.getName()) {
+            case "name", "toString" -> "stub";
+            case "maxIdentifierLength" -> 63;
+            case "quote" -> "\"" + args[0] + "\"";
+            case "currentTimestamp" -> "CURRENT_TIMESTAMP";
+            case "plusMillis" -> args[0] + " + " + args[1];
+            case "plusMillisParam" -> args[0] + " + ?";
+            case "classify" -> SqlError.OTHER;
+            case "claimStatement" ->
+                ClaimStatement.of(List.of("stub claim"), (c, a) -> {
+                    throw new AssertionError("SQL reached");
+                });
+            default -> {
+                if (method.isDefault()) {
+                    yield InvocationHandler.invokeDefault(proxy, method, args);
+                }
+                throw new UnsupportedOperationException(method.getName());
+            }
+        };
+        return (Dialect) Proxy.newProxyInstance(Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, h);
+    }
+}
