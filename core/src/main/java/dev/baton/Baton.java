@@ -123,11 +123,6 @@ public final class Baton {
         return new Outbox(engine, table, options);
     }
 
-    /** Internal: the engine behind this instance, for the other Baton modules. */
-    Engine engine() {
-        return engine;
-    }
-
     /** Collects settings for a {@link Baton}. Not thread-safe; {@link #build()} snapshots them. */
     public static final class Builder {
         private final DataSource dataSource;

@@ -138,7 +138,7 @@ public final class Engine {
     }
 
     /** Rolls back, adding a failure of the rollback itself to {@code primary} as suppressed. */
-    public static void rollbackQuietly(Connection c, Throwable primary) {
+    private static void rollbackQuietly(Connection c, Throwable primary) {
         try {
             c.rollback();
         } catch (SQLException r) {
