@@ -52,6 +52,7 @@ public final class Claimer<S extends Enum<S>, R> {
     private final QueueShape<S> shape;
     private final RowFactory<R> rows;
     private final Object processingCode;
+    private final String operation;
     private final ConcurrentMap<Integer, ClaimStatement> statements = new ConcurrentHashMap<>();
 
     /** A claimer for the queue of {@code shape}. */
@@ -59,6 +60,7 @@ public final class Claimer<S extends Enum<S>, R> {
         this.shape = shape;
         this.rows = rows;
         this.processingCode = shape.machine.code(shape.processing);
+        this.operation = "claim from queue '" + shape.name + "'";
     }
 
     /**
@@ -69,8 +71,7 @@ public final class Claimer<S extends Enum<S>, R> {
     public List<R> claim(int batchSize) {
         ClaimStatement statement = statement(batchSize);
         ClaimArgs args = new ClaimArgs(processingCode, newToken());
-        List<Object[]> returned =
-                shape.engine.batchUpdate("claim from queue '" + shape.name + "'", statement, args.toArray());
+        List<Object[]> returned = shape.engine.batchUpdate(operation, statement, args.toArray());
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
