@@ -7,7 +7,7 @@ import dev.baton.examples.parking.ParkingExample;
 import dev.baton.examples.payment.PaymentExample;
 import dev.baton.examples.support.ExampleMain;
 import dev.baton.examples.tasks.TaskExample;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

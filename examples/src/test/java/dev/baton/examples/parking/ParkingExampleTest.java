@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.baton.UnknownStateException;
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -14,7 +14,7 @@ import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import dev.baton.examples.Fixture;
 import dev.baton.examples.payment.SimulatedThirdParty.Fault;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.IdempotencyKeys;
 import dev.baton.Worker;
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
