@@ -59,7 +59,6 @@ final class EmbeddedServers {
                     .setOverrideWorkingDirectory(working.toFile())
                     .setServerConfig("fsync", "off")
                     .setServerConfig("full_page_writes", "off")
-                    .setServerConfig("synchronous_commit", "off")
                     .setServerConfig("max_connections", "300") // the demo's pools, and the tests' shared one
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .start();

