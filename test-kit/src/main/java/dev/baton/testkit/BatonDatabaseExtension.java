@@ -1,8 +1,10 @@
 package dev.baton.testkit;
 
+import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import java.lang.reflect.Field;
 import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -22,7 +24,7 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
         if (!(instance instanceof DatabaseSuite suite)) {
             throw new IllegalStateException(instance.getClass() + " does not extend DatabaseSuite");
         }
-        TestServer server = suite.server();
+        Supplier<TestDatabase> server = suite.server();
         if (server == null) {
             server = enclosingServer(context.getRequiredTestInstances().getAllInstances());
         }

@@ -2,6 +2,7 @@ package dev.baton.testkit;
 
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,11 +40,12 @@ public abstract class DatabaseSuite {
     protected DatabaseSuite() {}
 
     /**
-     * The server this suite runs on, when it is not given by an enclosing parameterized class.
+     * The server this suite runs on, when it is not given by an enclosing parameterized class: a {@link TestServer},
+     * or any supplier that returns a database or ends the test as {@link TestServer#get()} does.
      *
      * @return the server, or {@code null} (the default) to take the enclosing instance's {@link TestServer} field
      */
-    protected TestServer server() {
+    protected Supplier<TestDatabase> server() {
         return null;
     }
 
@@ -76,7 +78,7 @@ public abstract class DatabaseSuite {
     protected void tearDown() throws Exception {}
 
     /** Resolves the server and sets the suite up on the first call; ends the test the same way on every call. */
-    final void open(TestServer server) throws Exception {
+    final void open(Supplier<TestDatabase> server) throws Exception {
         if (!setUp && unavailable == null) {
             try {
                 database = server.get();
