@@ -1,5 +1,6 @@
 package dev.baton.mysql;
 
+import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
@@ -41,6 +42,7 @@ class MySqlCompatibilityTest {
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
 
     @Nested
+    @RunsOn(value = TestServer.MARIADB_LOCAL, because = "worker JVMs for about 40 s per server")
     class ClaimProcess extends AbstractClaimProcessTest {}
 
     @Nested

@@ -1,5 +1,6 @@
 package dev.baton.postgres;
 
+import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
@@ -40,6 +41,7 @@ class PostgresCompatibilityTest {
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
 
     @Nested
+    @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "worker JVMs for about 40 s per server")
     class ClaimProcess extends AbstractClaimProcessTest {}
 
     @Nested

@@ -3,8 +3,10 @@ package dev.baton.testkit;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import java.lang.reflect.Field;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -28,7 +30,24 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
         if (server == null) {
             server = enclosingServer(context.getRequiredTestInstances().getAllInstances());
         }
+        RunsOn only = findRunsOn(suite.getClass());
+        if (only != null
+                && server instanceof TestServer named
+                && !Arrays.asList(only.value()).contains(named)) {
+            Assumptions.abort(suite.getClass().getSimpleName() + " runs on " + Arrays.toString(only.value())
+                    + " only, not on " + named + ": " + only.because());
+        }
         suite.open(server);
+    }
+
+    private static RunsOn findRunsOn(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            RunsOn only = c.getAnnotation(RunsOn.class);
+            if (only != null) {
+                return only;
+            }
+        }
+        return null;
     }
 
     private static TestServer enclosingServer(List<Object> instances) throws IllegalAccessException {
