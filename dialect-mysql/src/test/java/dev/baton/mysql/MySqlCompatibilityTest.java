@@ -10,7 +10,10 @@ import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
 import dev.baton.testservers.TestServer;
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,6 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * container; skipped with the reason when there is neither).
  */
 @ParameterizedClass(name = "{0}")
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 @EnumSource(
         value = TestServer.class,
         names = {"MARIADB_LOCAL", "MARIADB_EMBEDDED", "MYSQL8"})
@@ -42,6 +46,7 @@ class MySqlCompatibilityTest {
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
 
     @Nested
+    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
     @RunsOn(value = TestServer.MARIADB_LOCAL, because = "worker JVMs for about 40 s per server")
     class ClaimProcess extends AbstractClaimProcessTest {}
 

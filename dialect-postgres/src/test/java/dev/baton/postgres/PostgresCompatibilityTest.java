@@ -10,7 +10,10 @@ import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
 import dev.baton.testservers.TestServer;
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -20,6 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * unless {@code CI=true}) and the embedded PostgreSQL 18 this JVM starts.
  */
 @ParameterizedClass(name = "{0}")
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 @EnumSource(
         value = TestServer.class,
         names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
@@ -41,6 +45,7 @@ class PostgresCompatibilityTest {
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
 
     @Nested
+    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
     @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "worker JVMs for about 40 s per server")
     class ClaimProcess extends AbstractClaimProcessTest {}
 
