@@ -143,7 +143,7 @@ class SqlServerSqlTest {
     }
 
     /** A data source for rendering only: Baton never connects when the dialect is given. */
-    static final class NoConnections implements dev.baton.testkit.ConnectionSource {
+    static final class NoConnections implements dev.baton.testservers.ConnectionSource {
         @Override
         public Connection getConnection() throws SQLException {
             throw new SQLException("rendering only");

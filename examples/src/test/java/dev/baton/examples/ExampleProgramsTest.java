@@ -7,41 +7,45 @@ import dev.baton.examples.parking.ParkingExample;
 import dev.baton.examples.payment.PaymentExample;
 import dev.baton.examples.support.ExampleMain;
 import dev.baton.examples.tasks.TaskExample;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
-import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The example programs run to the end on each server (their claims are proven by the example tests). */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.baton.examples.Servers#all")
 class ExampleProgramsTest {
+    /** The server of this run. */
+    @Parameter
+    TestServer server;
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void paymentExample(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void paymentExample() throws Exception {
         String out = run(server, PaymentExample::run);
         assertTrue(out.contains("8 records for 8 paid orders"), out);
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void balanceExample(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void balanceExample() throws Exception {
         String out = run(server, BalanceExample::run);
         assertTrue(out.contains("reconciliation of Baton's books (users 3 and 4): 0 findings"), out);
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void parkingExample(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void parkingExample() throws Exception {
         String out = run(server, ParkingExample::run);
         assertTrue(out.contains("the success arrives late: REFUND"), out);
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void taskExample(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void taskExample() throws Exception {
         String out = run(server, TaskExample::run);
         assertTrue(out.contains("task 7 ran 2 times"), out);
     }

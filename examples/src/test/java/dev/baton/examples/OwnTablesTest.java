@@ -11,7 +11,7 @@ import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.examples.payment.Payments;
 import dev.baton.examples.tasks.TaskRuns;
 import dev.baton.testkit.SeededRunner;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

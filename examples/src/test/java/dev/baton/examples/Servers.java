@@ -1,26 +1,24 @@
 package dev.baton.examples;
 
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
-import java.util.function.Supplier;
+import dev.baton.testservers.TestServer;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
 
 /**
  * The servers every example test runs on, for {@code @MethodSource("dev.baton.examples.Servers#all")}: the local
- * PostgreSQL and MariaDB (skipped when absent, unless {@code CI=true}) and the embedded ones this JVM starts.
+ * PostgreSQL and MariaDB (skipped with the reason when absent, unless {@code CI=true}) and the embedded ones this JVM
+ * starts. The same {@link TestServer} values the dialect modules' {@code @ParameterizedClass} tests run over.
  */
 public final class Servers {
     private Servers() {}
 
     /** PostgreSQL (local, embedded) and MariaDB (local, embedded). */
     // tag::servers[]
-    public static Stream<Named<Supplier<TestDatabase>>> all() {
+    public static Stream<TestServer> all() {
         return Stream.of(
-                Named.of("postgres-local", TestDatabases::postgresLocal),
-                Named.of("postgres-embedded", TestDatabases::postgresEmbedded),
-                Named.of("mariadb-local", TestDatabases::mariadbLocal),
-                Named.of("mariadb-embedded", TestDatabases::mariadbEmbedded));
+                TestServer.POSTGRES_LOCAL,
+                TestServer.POSTGRES_EMBEDDED,
+                TestServer.MARIADB_LOCAL,
+                TestServer.MARIADB_EMBEDDED);
     }
     // end::servers[]
 }

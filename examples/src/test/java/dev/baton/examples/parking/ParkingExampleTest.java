@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.baton.UnknownStateException;
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -24,11 +25,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Seed 003 on each server: one bill per plate, one payment at a time, coupons held and released, callbacks once. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.baton.examples.Servers#all")
 class ParkingExampleTest {
+    /** The server of this run. */
+    @Parameter
+    TestServer server;
 
     /** A fixture with Baton's inbox table next to the example schema. */
     private static final class Lot implements AutoCloseable {
@@ -66,9 +74,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void phonesAskingAtOnceGetOneBillAndOnlyOneOfThemPays(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void phonesAskingAtOnceGetOneBillAndOnlyOneOfThemPays() throws Exception {
         try (Lot lot = new Lot(server)) {
             lot.coupon(7, "粤B12345");
             List<Long> bills = all(10, () -> lot.parking.openBill("粤B12345", 1_500));
@@ -85,9 +92,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aRedeliveredCallbackIsDroppedByTheInbox(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void aRedeliveredCallbackIsDroppedByTheInbox() throws Exception {
         try (Lot lot = new Lot(server)) {
             lot.coupon(7, "A1");
             long bill = lot.parking.openBill("A1", 800);
@@ -107,9 +113,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aFailedPaymentReleasesItsCouponAndMayBePaidAgain(Supplier<TestDatabase> server) {
+    @Test
+    void aFailedPaymentReleasesItsCouponAndMayBePaidAgain() {
         try (Lot lot = new Lot(server)) {
             lot.coupon(7, "A1");
             long bill = lot.parking.openBill("A1", 800);
@@ -127,9 +132,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aTimedOutPaymentExpiresReleasesTheCouponAndALateSuccessIsRefunded(Supplier<TestDatabase> server) {
+    @Test
+    void aTimedOutPaymentExpiresReleasesTheCouponAndALateSuccessIsRefunded() {
         try (Lot lot = new Lot(server)) {
             lot.coupon(7, "A1");
             long bill = lot.parking.openBill("A1", 800);
@@ -146,9 +150,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aTakenCouponRollsTheStartBack(Supplier<TestDatabase> server) {
+    @Test
+    void aTakenCouponRollsTheStartBack() {
         try (Lot lot = new Lot(server)) {
             lot.coupon(7, "A1");
             long first = lot.parking.openBill("A1", 800);
@@ -162,9 +165,8 @@ class ParkingExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aPaddedStatusNeverPassesTheGuard(Supplier<TestDatabase> server) {
+    @Test
+    void aPaddedStatusNeverPassesTheGuard() {
         try (Lot lot = new Lot(server)) {
             // MariaDB's default collations compare 'PAYING ' equal to 'PAYING'; Baton's guard compares bytes
             lot.f

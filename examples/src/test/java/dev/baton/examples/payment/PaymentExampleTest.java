@@ -14,7 +14,7 @@ import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import dev.baton.examples.Fixture;
 import dev.baton.examples.payment.SimulatedThirdParty.Fault;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,17 +23,22 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Supplier;
 import org.jooq.Record2;
-import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Seed 000 on each server: the callback moves an order once, the timer job pushes each paid order once. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.baton.examples.Servers#all")
 class PaymentExampleTest {
+    /** The server of this run. */
+    @Parameter
+    TestServer server;
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void duplicateCallbacksRacingEachOtherPayOnceAndCreditOnce(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void duplicateCallbacksRacingEachOtherPayOnceAndCreditOnce() throws Exception {
         try (Fixture f = Fixture.on(server)) {
             Payments payments = new Payments(f.baton, f.dsl, f.table("orders"));
             payments.create(1, 1_500);
@@ -70,9 +75,8 @@ class PaymentExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void aCallbackAfterTheOrderExpiredIsRefundedNotApplied(Supplier<TestDatabase> server) {
+    @Test
+    void aCallbackAfterTheOrderExpiredIsRefundedNotApplied() {
         try (Fixture f = Fixture.on(server)) {
             Payments payments = new Payments(f.baton, f.dsl, f.table("orders"));
             payments.create(1, 100);
@@ -88,9 +92,8 @@ class PaymentExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void oneGatewayTransactionCannotPayTwoOrders(Supplier<TestDatabase> server) {
+    @Test
+    void oneGatewayTransactionCannotPayTwoOrders() {
         try (Fixture f = Fixture.on(server)) {
             Payments payments = new Payments(f.baton, f.dsl, f.table("orders"));
             payments.create(1, 100);
@@ -105,9 +108,8 @@ class PaymentExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void timerJobsOnThreeHostsPushEachPaidOrderOnceThroughFailures(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void timerJobsOnThreeHostsPushEachPaidOrderOnceThroughFailures() throws Exception {
         try (Fixture f = Fixture.on(server)) {
             Payments payments = new Payments(f.baton, f.dsl, f.table("orders"));
             for (long id = 1; id <= 60; id++) {
@@ -153,10 +155,8 @@ class PaymentExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void withoutIdempotencyKeysUnknownSendsAreReconciledNeverResentBlindly(Supplier<TestDatabase> server)
-            throws Exception {
+    @Test
+    void withoutIdempotencyKeysUnknownSendsAreReconciledNeverResentBlindly() throws Exception {
         try (Fixture f = Fixture.on(server)) {
             Payments payments = new Payments(f.baton, f.dsl, f.table("orders"));
             for (long id = 1; id <= 20; id++) {

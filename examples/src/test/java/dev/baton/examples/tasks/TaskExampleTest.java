@@ -10,7 +10,8 @@ import dev.baton.ClaimQueue;
 import dev.baton.IdempotencyKeys;
 import dev.baton.Worker;
 import dev.baton.examples.Fixture;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,11 +24,18 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Seed 004 on each server: triggers share a key, one execution per task at a time, never two runs at once. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.baton.examples.Servers#all")
 class TaskExampleTest {
+    /** The server of this run. */
+    @Parameter
+    TestServer server;
 
     /** A fixture with Baton's idempotency-key table next to the example schema. */
     private static final class Jobs implements AutoCloseable {
@@ -74,9 +82,8 @@ class TaskExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void scheduleManualAndDelayedTriggersShareTheTasksKey(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void scheduleManualAndDelayedTriggersShareTheTasksKey() throws Exception {
         try (Jobs jobs = new Jobs(server)) {
             TaskRuns.Trigger first = jobs.runs.trigger(1, TriggerSource.SCHEDULE, Duration.ZERO);
             assertInstanceOf(TaskRuns.Trigger.Created.class, first);
@@ -117,9 +124,8 @@ class TaskExampleTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
-    void workersOnThreeHostsNeverRunOneTaskTwiceAtOnce(Supplier<TestDatabase> server) throws Exception {
+    @Test
+    void workersOnThreeHostsNeverRunOneTaskTwiceAtOnce() throws Exception {
         try (Jobs jobs = new Jobs(server)) {
             Map<Long, AtomicInteger> running = new ConcurrentHashMap<>();
             AtomicInteger overlaps = new AtomicInteger();

@@ -10,9 +10,10 @@ import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.Outcome;
 import dev.baton.Worker;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.JvmProcess;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.JvmProcess;
+import dev.baton.testservers.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,26 +28,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Exactly once across processes and crashes: worker JVMs started by the test coordinate only through the database;
  * their printed histories (handler calls and committed completions) are checked for double claims, double
  * completions and lost rows, and the table is checked as ground truth.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractClaimProcessTest {
+public abstract class AbstractClaimProcessTest extends DatabaseSuite {
     private TestDatabase db;
     private JobsTable jobs;
 
-    /** The database under test (reachable over TCP by other processes). */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void setUp() {
+    @Override
+    protected void setUp() {
         db = database();
     }
 

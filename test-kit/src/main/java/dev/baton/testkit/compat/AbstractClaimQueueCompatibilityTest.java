@@ -21,7 +21,8 @@ import dev.baton.RetryPolicy;
 import dev.baton.SchemaMismatchException;
 import dev.baton.Worker;
 import dev.baton.spi.Dialect;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,19 +39,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The behaviour of claim queues, defined once and run by every dialect module against real servers. Lease expiry is
  * simulated by shifting the database clock ({@link ShiftedClockDialect}), never by reading the JVM clock.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractClaimQueueCompatibilityTest {
+public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite {
     private static final Duration LEASE = Duration.ofSeconds(60);
 
     private TestDatabase db;
@@ -59,11 +56,8 @@ public abstract class AbstractClaimQueueCompatibilityTest {
     private JobsTable jobs;
     private final List<JobsTable> extra = new ArrayList<>();
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void setUp() {
+    @Override
+    protected void setUp() {
         db = database();
         baton = Baton.using(db.dataSource());
         dialect = baton.dialect();
@@ -79,8 +73,8 @@ public abstract class AbstractClaimQueueCompatibilityTest {
         jobs.drop();
     }
 
-    @AfterAll
-    void dropExtra() {
+    @Override
+    protected void tearDown() {
         extra.forEach(JobsTable::drop);
     }
 
@@ -117,8 +111,8 @@ public abstract class AbstractClaimQueueCompatibilityTest {
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + jobs.name() + " WHERE id = 4 AND lease_until > "
-                        + SqlTypes.now(db.kind()) + " AND lease_until < "
-                        + dialect.plusMillis(SqlTypes.now(db.kind()), LEASE.toMillis() + 5_000))) {
+                        + db.kind().now() + " AND lease_until < "
+                        + dialect.plusMillis(db.kind().now(), LEASE.toMillis() + 5_000))) {
             rs.next();
             assertEquals(1, rs.getInt(1), "lease_until = database now + lease");
         }
@@ -602,14 +596,14 @@ public abstract class AbstractClaimQueueCompatibilityTest {
         JobsTable bare = JobsTable.create(db, "bare", false);
         extra.add(bare);
         ClaimQueue<Sync> q = bare.queue(baton, LEASE);
-        if (db.kind() != dev.baton.testkit.DatabaseKind.SQLSERVER) { // the planner check runs on PG, MySQL, MariaDB
+        if (db.kind().plannerChecksClaimIndex()) {
             SchemaMismatchException e = assertThrows(SchemaMismatchException.class, q::verify);
             assertTrue(e.getMessage().contains("CREATE INDEX"), e.getMessage());
             db.execute(e.ddl().toArray(new String[0]));
         }
         q.verify();
 
-        String partial = dev.baton.testkit.TestDatabases.uniqueName("partial");
+        String partial = dev.baton.testservers.TestDatabases.uniqueName("partial");
         db.execute("CREATE TABLE " + partial + " (id BIGINT PRIMARY KEY, sync_status INT NOT NULL,"
                 + " payment_status INT NOT NULL, third_party_guid VARCHAR(64))");
         try {
@@ -621,7 +615,7 @@ public abstract class AbstractClaimQueueCompatibilityTest {
             SchemaMismatchException missing = assertThrows(SchemaMismatchException.class, p::verify);
             assertTrue(missing.problems().size() >= 5, missing.getMessage());
             db.execute(missing.ddl().toArray(new String[0]));
-            if (db.kind() != dev.baton.testkit.DatabaseKind.SQLSERVER) {
+            if (db.kind().plannerChecksClaimIndex()) {
                 // with the columns in place, the planner check finds that no index serves the claim
                 SchemaMismatchException index = assertThrows(SchemaMismatchException.class, p::verify);
                 assertTrue(index.getMessage().contains("CREATE INDEX"), index.getMessage());

@@ -9,8 +9,9 @@ import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.spi.Dialect;
+import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testkit.SeededRunner;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,10 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Model-based property test of claim queues with simulated lease expiry: seeded random sequences of claims, fenced
@@ -32,8 +30,7 @@ import org.junit.jupiter.api.TestInstance;
  * pure in-memory model and the database; after every step the results and the whole table are compared. Time moves
  * in steps of 25 s against a 60 s lease and 10 s / 40 s backoffs, so no comparison sits on a boundary.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractClaimQueueModelTest {
+public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     /** Sequences per run (the issue asks for at least 200). */
     protected static final int SEQUENCES = 200;
     /** Operations per sequence. */
@@ -49,18 +46,15 @@ public abstract class AbstractClaimQueueModelTest {
     private JobsTable jobs;
     private long now; // model time: the shift of the database clock, ms
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void create() {
+    @Override
+    protected void setUp() {
         db = database();
         dialect = Baton.using(db.dataSource()).dialect();
         jobs = JobsTable.create(db, "claim_model", true);
     }
 
-    @AfterAll
-    void drop() {
+    @Override
+    protected void tearDown() {
         if (jobs != null) { // null when the database was unavailable and the class was skipped
             jobs.drop();
         }

@@ -17,9 +17,10 @@ import dev.baton.IdempotencyToken;
 import dev.baton.IllegalKeyException;
 import dev.baton.InvalidIdentifierException;
 import dev.baton.PayloadTooLargeException;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,28 +33,22 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
- * The behaviour of {@link IdempotencyKeys}, defined once and run by every dialect module against real servers. A
- * dialect extends it in a few lines, naming the database:
+ * The behaviour of {@link IdempotencyKeys}, defined once and run by every dialect module against real servers.
+ * A dialect runs it as a nested class of its one parameterized test over its servers (see
+ * {@link dev.baton.testkit.DatabaseSuite}):
  *
- * <pre>{@code
- * class PostgresLocalIdempotencyKeyCompatibilityTest extends AbstractIdempotencyKeyCompatibilityTest {
- *     protected TestDatabase database() { return TestDatabases.postgresLocal(); }
- * }
- * }</pre>
+ * <pre>
+ * &#64;Nested class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}</pre>
  *
  * Lease expiry is exercised with leases of a millisecond or a second, measured by the database clock: the tests wait
  * for the database to say a lease expired and never read the JVM clock for lease math. Each test class works in a
  * table of its own (random suffix).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractIdempotencyKeyCompatibilityTest {
+public abstract class AbstractIdempotencyKeyCompatibilityTest extends DatabaseSuite {
     /** Threads racing in the concurrency tests. */
     protected static final int RACERS = 50;
 
@@ -68,11 +63,8 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
     private IdempotencyKeys quickLease;
     private final List<String> tables = new ArrayList<>();
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void createTable() {
+    @Override
+    protected void setUp() {
         db = database();
         kind = db.kind();
         baton = Baton.using(db.dataSource());
@@ -85,8 +77,8 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
                 baton.idempotencyKeys(table, IdempotencyKeys.Options.defaults().lease(Duration.ofMillis(1)));
     }
 
-    @AfterAll
-    void dropTables() {
+    @Override
+    protected void tearDown() {
         for (String t : tables) {
             db.dropTableIfExists(t);
         }
@@ -486,7 +478,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
 
     @Test
     void mysqlWithoutStrictModeIsRefusedAtStartUp() throws SQLException {
-        if (kind != DatabaseKind.MARIADB && kind != DatabaseKind.MYSQL) {
+        if (!kind.truncatesWithoutStrictMode()) {
             // only MySQL and MariaDB truncate silently; elsewhere the storage check finds nothing to refuse
             assertEquals(List.of(), baton.dialect().storageProblems(db.dataSource(), 16 * 1024 * 1024));
             return;
@@ -535,7 +527,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
     /** Waits until the database says the key's lease has expired. */
     private void awaitLeaseExpiry(String scope, String key) throws SQLException {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        String sql = "SELECT CASE WHEN locked_until < " + SqlTypes.now(kind) + " THEN 1 ELSE 0 END FROM " + table
+        String sql = "SELECT CASE WHEN locked_until < " + kind.now() + " THEN 1 ELSE 0 END FROM " + table
                 + " WHERE scope = ? AND idempotency_key = ?";
         try (Connection c = db.connect();
                 PreparedStatement ps = c.prepareStatement(sql)) {
@@ -603,7 +595,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest {
 
     /** New connections (outside any pool) that run one statement first, e.g. to change the session's sql_mode. */
     /** Connections with one session statement run first (e.g. a lax sql_mode). */
-    static final class SessionDataSource implements dev.baton.testkit.ConnectionSource {
+    static final class SessionDataSource implements dev.baton.testservers.ConnectionSource {
         private final TestDatabase db;
         private final String sql;
 

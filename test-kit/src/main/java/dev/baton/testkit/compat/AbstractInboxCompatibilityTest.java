@@ -11,8 +11,9 @@ import dev.baton.IllegalKeyException;
 import dev.baton.Inbox;
 import dev.baton.InvalidIdentifierException;
 import dev.baton.ReceiveResult;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,26 +22,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
- * The behaviour of {@link Inbox}, defined once and run by every dialect module against real servers. A dialect extends
- * it in a few lines, naming the database:
+ * The behaviour of {@link Inbox}, defined once and run by every dialect module against real servers.
+ * A dialect runs it as a nested class of its one parameterized test over its servers (see
+ * {@link dev.baton.testkit.DatabaseSuite}):
  *
- * <pre>{@code
- * class PostgresLocalInboxCompatibilityTest extends AbstractInboxCompatibilityTest {
- *     protected TestDatabase database() { return TestDatabases.postgresLocal(); }
- * }
- * }</pre>
+ * <pre>
+ * &#64;Nested class Inbox extends AbstractInboxCompatibilityTest {}</pre>
  *
  * Each test class works in a table of its own (random suffix).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractInboxCompatibilityTest {
+public abstract class AbstractInboxCompatibilityTest extends DatabaseSuite {
     /** Threads racing in the concurrency tests. */
     protected static final int RACERS = 50;
 
@@ -50,11 +45,8 @@ public abstract class AbstractInboxCompatibilityTest {
     private Inbox inbox;
     private final List<String> tables = new ArrayList<>();
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void createTable() {
+    @Override
+    protected void setUp() {
         db = database();
         baton = Baton.using(db.dataSource());
         table = TestDatabases.uniqueName("inbox");
@@ -64,8 +56,8 @@ public abstract class AbstractInboxCompatibilityTest {
         inbox = baton.inbox(table);
     }
 
-    @AfterAll
-    void dropTables() {
+    @Override
+    protected void tearDown() {
         for (String t : tables) {
             db.dropTableIfExists(t);
         }

@@ -17,9 +17,10 @@ import dev.baton.RetryPolicy;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
 import dev.baton.Worker;
-import dev.baton.testkit.JvmProcess;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.JvmProcess;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,25 +36,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** The behaviour of the transactional outbox, defined once and run by every dialect module against real servers. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractOutboxCompatibilityTest {
+public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
     private TestDatabase db;
     private Baton baton;
     private String table;
     private String orders;
     private Outbox outbox;
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void setUp() {
+    @Override
+    protected void setUp() {
         db = database();
         baton = Baton.using(db.dataSource());
     }

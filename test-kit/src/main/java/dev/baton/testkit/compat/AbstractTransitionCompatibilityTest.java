@@ -17,9 +17,10 @@ import dev.baton.SchemaMismatchException;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,26 +37,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
- * The behaviour of guarded transitions, defined once and run by every dialect module against real servers. A dialect
- * extends it in a few lines, naming the database:
+ * The behaviour of guarded transitions, defined once and run by every dialect module against real servers. A dialect runs it
+ * as a nested class of its one parameterized test over its servers (see {@link dev.baton.testkit.DatabaseSuite}):
  *
- * <pre>{@code
- * class PostgresLocalTransitionCompatibilityTest extends AbstractTransitionCompatibilityTest {
- *     protected TestDatabase database() { return TestDatabases.postgresLocal(); }
- * }
- * }</pre>
+ * <pre>
+ * &#64;Nested class Transitions extends AbstractTransitionCompatibilityTest {}</pre>
  *
  * Each test class works in tables of its own (random suffix), so classes may run in parallel.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractTransitionCompatibilityTest {
+public abstract class AbstractTransitionCompatibilityTest extends DatabaseSuite {
     /** Threads racing in the concurrency tests. */
     protected static final int RACERS = 50;
 
@@ -67,25 +61,22 @@ public abstract class AbstractTransitionCompatibilityTest {
     private final List<String> tables = new ArrayList<>();
     private final AtomicLong nextId = new AtomicLong(1);
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void createTables() {
+    @Override
+    protected void setUp() {
         db = database();
         kind = db.kind();
         orders = TestDatabases.uniqueName("orders");
         tables.add(orders);
         db.execute("CREATE TABLE " + orders + " (id BIGINT NOT NULL PRIMARY KEY, payment_status INT NOT NULL,"
                 + " payment_transaction_id VARCHAR(64) NULL, note VARCHAR(100) NULL, paid_at "
-                + SqlTypes.timestamp(kind) + ", created_at " + SqlTypes.timestamp(kind) + ", CONSTRAINT uq_" + orders
+                + kind.timestampType() + ", created_at " + kind.timestampType() + ", CONSTRAINT uq_" + orders
                 + "_txn UNIQUE (payment_transaction_id))");
         baton = Baton.using(db.dataSource());
         payments = baton.table(orders).id("id").state("payment_status", Payment.MACHINE);
     }
 
-    @AfterAll
-    void dropTables() {
+    @Override
+    protected void tearDown() {
         for (String t : tables) {
             db.dropTableIfExists(t);
         }
@@ -104,7 +95,7 @@ public abstract class AbstractTransitionCompatibilityTest {
     private long newOrder(Payment state) {
         long id = nextId.getAndIncrement();
         db.execute("INSERT INTO " + orders + " (id, payment_status, created_at) VALUES (" + id + ", " + state.code()
-                + ", " + SqlTypes.now(kind) + ")");
+                + ", " + kind.now() + ")");
         return id;
     }
 
@@ -158,8 +149,8 @@ public abstract class AbstractTransitionCompatibilityTest {
     void databaseClockStampsTheExtraColumn() throws SQLException {
         long id = newOrder(Payment.PENDING);
         payments.transition(id, Payment.PAID).setNow("paid_at").apply();
-        String sql = "SELECT CASE WHEN paid_at <= " + SqlTypes.now(kind) + " AND paid_at > "
-                + SqlTypes.minutesAgo(kind, 1) + " THEN 1 ELSE 0 END FROM " + orders + " WHERE id = " + id;
+        String sql = "SELECT CASE WHEN paid_at <= " + kind.now() + " AND paid_at > " + kind.minutesAgo(1)
+                + " THEN 1 ELSE 0 END FROM " + orders + " WHERE id = " + id;
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
@@ -282,13 +273,12 @@ public abstract class AbstractTransitionCompatibilityTest {
             long id = newOrder(Payment.PENDING);
             old.add(id);
         }
-        db.execute("UPDATE " + orders + " SET created_at = " + SqlTypes.minutesAgo(kind, 30));
+        db.execute("UPDATE " + orders + " SET created_at = " + kind.minutesAgo(30));
         for (int i = 0; i < 40; i++) {
             newOrder(Payment.PENDING); // fresh
         }
         long paidOld = newOrder(Payment.PAID);
-        db.execute(
-                "UPDATE " + orders + " SET created_at = " + SqlTypes.minutesAgo(kind, 30) + " WHERE id = " + paidOld);
+        db.execute("UPDATE " + orders + " SET created_at = " + kind.minutesAgo(30) + " WHERE id = " + paidOld);
 
         long locked = old.get(7);
         try (Connection holder = db.connect()) {
@@ -370,10 +360,10 @@ public abstract class AbstractTransitionCompatibilityTest {
     @Test
     void reservedWordsWorkWhenQuoted() {
         String table = "order";
-        String q = SqlTypes.quote(kind, table);
+        String q = kind.quote(table);
         db.execute("DROP TABLE IF EXISTS " + q);
-        db.execute("CREATE TABLE " + q + " (" + SqlTypes.quote(kind, "select") + " BIGINT PRIMARY KEY, "
-                + SqlTypes.quote(kind, "user") + " INT NOT NULL, " + SqlTypes.quote(kind, "from") + " VARCHAR(10))");
+        db.execute("CREATE TABLE " + q + " (" + kind.quote("select") + " BIGINT PRIMARY KEY, " + kind.quote("user")
+                + " INT NOT NULL, " + kind.quote("from") + " VARCHAR(10))");
         db.execute("INSERT INTO " + q + " VALUES (1, 0, NULL)");
         StateTable<Payment> t = baton.table(table).id("select").state("user", Payment.MACHINE);
         t.verify();
@@ -470,7 +460,7 @@ public abstract class AbstractTransitionCompatibilityTest {
             c.setAutoCommit(false);
             assertEquals(java.util.Optional.of(Payment.PENDING), payments.currentState(c, id)); // snapshot taken
             assertTrue(payments.transition(id, Payment.PAID).apply().applied()); // another request pays meanwhile
-            if (kind == DatabaseKind.POSTGRES) {
+            if (kind.refusesUpdateAfterSnapshotChange()) {
                 // PostgreSQL refuses the update of a row changed after the snapshot: retry at READ COMMITTED
                 dev.baton.DataAccessException e =
                         assertThrows(dev.baton.DataAccessException.class, () -> payments.transition(

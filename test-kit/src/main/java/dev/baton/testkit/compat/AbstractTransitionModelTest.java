@@ -8,9 +8,10 @@ import dev.baton.BulkResult;
 import dev.baton.IllegalTransitionException;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
+import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testkit.SeededRunner;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,10 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Model-based property test of guarded transitions: seeded random sequences of single, any-source, multi-source, bulk
@@ -31,8 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * after every step the results and the whole table are compared. A failure names its seed
  * ({@code -Dbaton.seed=…} replays it).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractTransitionModelTest {
+public abstract class AbstractTransitionModelTest extends DatabaseSuite {
     /** Sequences per run (the issue asks for at least 200). */
     protected static final int SEQUENCES = 200;
     /** Operations per sequence (at least 50). */
@@ -44,11 +41,8 @@ public abstract class AbstractTransitionModelTest {
     private String table;
     private StateTable<Bill> bills;
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void create() {
+    @Override
+    protected void setUp() {
         db = database();
         table = TestDatabases.uniqueName("bills_model");
         db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, state VARCHAR(16) NOT NULL)");
@@ -56,8 +50,8 @@ public abstract class AbstractTransitionModelTest {
         bills.verify();
     }
 
-    @AfterAll
-    void drop() {
+    @Override
+    protected void tearDown() {
         if (table != null) { // null when the database was unavailable and the class was skipped
             db.dropTableIfExists(table);
         }

@@ -2,9 +2,9 @@ package dev.baton.testkit.compat;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,7 +31,7 @@ public final class JobsTable {
     public static JobsTable create(TestDatabase db, String prefix, boolean indexed) {
         JobsTable t = new JobsTable(db, TestDatabases.uniqueName(prefix));
         DatabaseKind k = db.kind();
-        String ts = SqlTypes.timestamp(k);
+        String ts = k.timestampType();
         db.execute("CREATE TABLE " + t.name + " (id BIGINT NOT NULL PRIMARY KEY, payment_status INT NOT NULL,"
                 + " sync_status INT NOT NULL, third_party_guid VARCHAR(64) NULL, lease_until " + ts + ","
                 + " claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts + ","
@@ -53,7 +53,7 @@ public final class JobsTable {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + name
                     + " (id, payment_status, sync_status, attempts, payload, created_at) VALUES (?, ?, 0, 0, ?, "
-                    + SqlTypes.now(db.kind()) + ")")) {
+                    + db.kind().now() + ")")) {
                 for (int i = 0; i < count; i++) {
                     ps.setLong(1, firstId + i);
                     ps.setInt(2, payment.code());

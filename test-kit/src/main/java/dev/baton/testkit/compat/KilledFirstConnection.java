@@ -1,12 +1,9 @@
 package dev.baton.testkit.compat;
 
-import dev.baton.testkit.ConnectionSource;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.ConnectionSource;
+import dev.baton.testservers.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -28,31 +25,8 @@ public final class KilledFirstConnection implements ConnectionSource {
     public Connection getConnection() throws SQLException {
         Connection c = db.connect();
         if (kills.getAndDecrement() > 0) {
-            long id;
-            try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery(
-                            switch (db.kind()) {
-                                case POSTGRES -> "SELECT pg_backend_pid()";
-                                case MARIADB, MYSQL -> "SELECT CONNECTION_ID()";
-                                case SQLSERVER -> "SELECT @@SPID";
-                            })) {
-                rs.next();
-                id = rs.getLong(1);
-            }
-            try (Connection admin = db.connect();
-                    Statement s = admin.createStatement()) {
-                if (db.kind() == DatabaseKind.POSTGRES) {
-                    s.executeQuery("SELECT pg_terminate_backend(" + id + ")").close();
-                } else if (db.kind() == DatabaseKind.SQLSERVER) {
-                    s.execute("KILL " + id);
-                } else {
-                    s.execute("KILL CONNECTION " + id);
-                }
-            }
-            try {
-                Thread.sleep(100); // let the server finish closing it
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            try (Connection admin = db.connect()) {
+                db.kind().terminate(c, admin);
             }
         }
         return c;

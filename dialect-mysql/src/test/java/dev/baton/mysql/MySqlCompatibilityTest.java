@@ -1,0 +1,61 @@
+package dev.baton.mysql;
+
+import dev.baton.testkit.RunsOn;
+import dev.baton.testkit.compat.AbstractClaimProcessTest;
+import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
+import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
+import dev.baton.testkit.compat.AbstractTransitionModelTest;
+import dev.baton.testservers.TestServer;
+import org.junit.jupiter.api.ClassOrderer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every suite of the test kit on each server of the MySQL dialect: the local MariaDB (skipped with the reason when it
+ * does not answer, unless {@code CI=true}), the embedded MariaDB 11.4 this JVM starts, and MySQL 8 (a URL or a
+ * container; skipped with the reason when there is neither).
+ */
+@ParameterizedClass(name = "{0}")
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
+@EnumSource(
+        value = TestServer.class,
+        names = {"MARIADB_LOCAL", "MARIADB_EMBEDDED", "MYSQL8"})
+class MySqlCompatibilityTest {
+    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
+    @Parameter
+    TestServer server;
+
+    @Nested
+    class Transitions extends AbstractTransitionCompatibilityTest {}
+
+    @Nested
+    class TransitionModel extends AbstractTransitionModelTest {}
+
+    @Nested
+    class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
+
+    @Nested
+    class ClaimQueueModel extends AbstractClaimQueueModelTest {}
+
+    @Nested
+    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
+    @RunsOn(value = TestServer.MARIADB_LOCAL, because = "worker JVMs for about 40 s per server")
+    class ClaimProcess extends AbstractClaimProcessTest {}
+
+    @Nested
+    class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
+
+    @Nested
+    class Inbox extends AbstractInboxCompatibilityTest {}
+
+    @Nested
+    class Outbox extends AbstractOutboxCompatibilityTest {}
+}

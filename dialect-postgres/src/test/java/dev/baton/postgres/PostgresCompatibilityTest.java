@@ -1,0 +1,60 @@
+package dev.baton.postgres;
+
+import dev.baton.testkit.RunsOn;
+import dev.baton.testkit.compat.AbstractClaimProcessTest;
+import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
+import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
+import dev.baton.testkit.compat.AbstractTransitionModelTest;
+import dev.baton.testservers.TestServer;
+import org.junit.jupiter.api.ClassOrderer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every suite of the test kit on each PostgreSQL: the local server (skipped with the reason when it does not answer,
+ * unless {@code CI=true}) and the embedded PostgreSQL 18 this JVM starts.
+ */
+@ParameterizedClass(name = "{0}")
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
+@EnumSource(
+        value = TestServer.class,
+        names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
+class PostgresCompatibilityTest {
+    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
+    @Parameter
+    TestServer server;
+
+    @Nested
+    class Transitions extends AbstractTransitionCompatibilityTest {}
+
+    @Nested
+    class TransitionModel extends AbstractTransitionModelTest {}
+
+    @Nested
+    class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
+
+    @Nested
+    class ClaimQueueModel extends AbstractClaimQueueModelTest {}
+
+    @Nested
+    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
+    @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "worker JVMs for about 40 s per server")
+    class ClaimProcess extends AbstractClaimProcessTest {}
+
+    @Nested
+    class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
+
+    @Nested
+    class Inbox extends AbstractInboxCompatibilityTest {}
+
+    @Nested
+    class Outbox extends AbstractOutboxCompatibilityTest {}
+}

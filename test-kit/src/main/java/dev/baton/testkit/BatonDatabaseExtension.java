@@ -1,0 +1,70 @@
+package dev.baton.testkit;
+
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
+import java.lang.reflect.Field;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Gives each {@link DatabaseSuite} its server before each test: the suite's own {@link DatabaseSuite#server()}, else
+ * the {@link TestServer} field of an enclosing test instance (the {@code @Parameter} of a
+ * {@code @ParameterizedClass}). It runs before the suite's {@code @BeforeEach} methods, so a missing server ends
+ * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily.
+ */
+public final class BatonDatabaseExtension implements BeforeEachCallback {
+    /** Created by JUnit. */
+    public BatonDatabaseExtension() {}
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+        Object instance = context.getRequiredTestInstance();
+        if (!(instance instanceof DatabaseSuite suite)) {
+            throw new IllegalStateException(instance.getClass() + " does not extend DatabaseSuite");
+        }
+        Supplier<TestDatabase> server = suite.server();
+        if (server == null) {
+            server = enclosingServer(context.getRequiredTestInstances().getAllInstances());
+        }
+        RunsOn only = findRunsOn(suite.getClass());
+        if (only != null
+                && server instanceof TestServer named
+                && !Arrays.asList(only.value()).contains(named)) {
+            Assumptions.abort(suite.getClass().getSimpleName() + " runs on " + Arrays.toString(only.value())
+                    + " only, not on " + named + ": " + only.because());
+        }
+        suite.open(server);
+    }
+
+    private static RunsOn findRunsOn(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            RunsOn only = c.getAnnotation(RunsOn.class);
+            if (only != null) {
+                return only;
+            }
+        }
+        return null;
+    }
+
+    private static TestServer enclosingServer(List<Object> instances) throws IllegalAccessException {
+        for (Object outer : instances) {
+            for (Class<?> type = outer.getClass(); type != null; type = type.getSuperclass()) {
+                for (Field field : type.getDeclaredFields()) {
+                    if (field.getType() == TestServer.class) {
+                        field.setAccessible(true);
+                        TestServer server = (TestServer) field.get(outer);
+                        if (server != null) {
+                            return server;
+                        }
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("no server for the suite: override DatabaseSuite.server(), or nest the suite"
+                + " in a class with a TestServer field (the @Parameter of a @ParameterizedClass)");
+    }
+}

@@ -1,0 +1,105 @@
+package dev.baton.testkit;
+
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The lifecycle every compatibility suite shares: one instance per server, the server resolved before the first
+ * test, {@link #setUp()} once with it, {@link #tearDown()} once after the last test. Run by
+ * {@link BatonDatabaseExtension}.
+ *
+ * <p>A dialect module runs the suites as {@code @Nested} classes of one {@code @ParameterizedClass} over its servers;
+ * the server is the enclosing instance's {@link TestServer} field:
+ *
+ * <pre>
+ * &#64;ParameterizedClass(name = "{0}")
+ * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
+ * class PostgresCompatibilityTest {
+ *     &#64;Parameter TestServer server;
+ *
+ *     &#64;Nested class Transitions extends AbstractTransitionCompatibilityTest {}
+ *     &#64;Nested class Outbox extends AbstractOutboxCompatibilityTest {}
+ * }</pre>
+ *
+ * <p>A server that is missing skips every test of the suite, each with the reason (or fails each, where it must be
+ * there: see {@link dev.baton.testservers.TestDatabases}); nothing is reported as "0 tests run". A suite used on its
+ * own overrides {@link #server()} instead.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(BatonDatabaseExtension.class)
+public abstract class DatabaseSuite {
+    private TestDatabase database;
+    private Throwable unavailable;
+    private boolean setUp;
+
+    /** For subclasses. */
+    protected DatabaseSuite() {}
+
+    /**
+     * The server this suite runs on, when it is not given by an enclosing parameterized class: a {@link TestServer},
+     * or any supplier that returns a database or ends the test as {@link TestServer#get()} does.
+     *
+     * @return the server, or {@code null} (the default) to take the enclosing instance's {@link TestServer} field
+     */
+    protected Supplier<TestDatabase> server() {
+        return null;
+    }
+
+    /**
+     * The database under test; ready from {@link #setUp()} on.
+     *
+     * @return the database
+     * @throws IllegalStateException before the server was resolved
+     */
+    protected final TestDatabase database() {
+        if (database == null) {
+            throw new IllegalStateException("the database is resolved before the first test of " + getClass());
+        }
+        return database;
+    }
+
+    /**
+     * Runs once, before the first test, with {@link #database()} ready: creates the suite's tables. When it throws,
+     * every test of the suite fails with that exception. Does nothing by default.
+     *
+     * @throws Exception anything
+     */
+    protected void setUp() throws Exception {}
+
+    /**
+     * Runs once after the last test, when {@link #setUp()} ran: drops the suite's tables. Does nothing by default.
+     *
+     * @throws Exception anything
+     */
+    protected void tearDown() throws Exception {}
+
+    /** Resolves the server and sets the suite up on the first call; ends the test the same way on every call. */
+    final void open(Supplier<TestDatabase> server) throws Exception {
+        if (!setUp && unavailable == null) {
+            try {
+                database = server.get();
+                setUp = true;
+                setUp();
+            } catch (Exception | Error e) { // a skip, a failure, or a broken set-up: each later test ends alike
+                unavailable = e;
+            }
+        }
+        if (unavailable instanceof Error error) {
+            throw error;
+        }
+        if (unavailable != null) {
+            throw (Exception) unavailable;
+        }
+    }
+
+    @AfterAll
+    final void closeSuite() throws Exception {
+        if (setUp) {
+            tearDown();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.baton.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.baton.testservers.TestDatabase;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * Issue 14: a server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
+ * never as "0 tests run"; where it must be there, every test fails with the reason. The server is asked once.
+ */
+class BatonDatabaseExtensionTest {
+    static final AtomicInteger ASKED = new AtomicInteger();
+    static final AtomicInteger SET_UP = new AtomicInteger();
+
+    @Test
+    void aMissingServerSkipsEachTestWithTheReason() {
+        ASKED.set(0);
+        SET_UP.set(0);
+        Events tests = run(Missing.class);
+        tests.assertStatistics(stats -> stats.started(3).aborted(3).succeeded(0).failed(0));
+        assertEquals(
+                List.of("no such server: BATON_TEST_NOTHING_URL is not set"),
+                tests.aborted().stream()
+                        .map(e -> e.getPayload(org.junit.platform.engine.TestExecutionResult.class)
+                                .orElseThrow()
+                                .getThrowable()
+                                .orElseThrow()
+                                .getMessage())
+                        .distinct()
+                        .toList());
+        assertEquals(1, ASKED.get(), "the server is asked once per suite");
+        assertEquals(0, SET_UP.get(), "no set-up without a server");
+    }
+
+    @Test
+    void aServerThatMustBeThereFailsEachTestWithTheReason() {
+        Events tests = run(Required.class);
+        tests.assertStatistics(stats -> stats.started(3).failed(3).aborted(0));
+    }
+
+    private static Events run(Class<?> suite) {
+        return EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(suite))
+                .execute()
+                .testEvents();
+    }
+
+    /** A suite of three tests on a server that is not there; its absence is expected. */
+    static class Missing extends ThreeTests {
+        @Override
+        protected Supplier<TestDatabase> server() {
+            return () -> {
+                ASKED.incrementAndGet();
+                return Assumptions.abort("no such server: BATON_TEST_NOTHING_URL is not set");
+            };
+        }
+    }
+
+    /** A suite of three tests on a server that is not there but must be (as with {@code CI=true}). */
+    static class Required extends ThreeTests {
+        @Override
+        protected Supplier<TestDatabase> server() {
+            return () -> {
+                throw new AssertionError("the server must be there: CI=true");
+            };
+        }
+    }
+
+    abstract static class ThreeTests extends DatabaseSuite {
+        @Override
+        protected void setUp() {
+            SET_UP.incrementAndGet();
+        }
+
+        @Test
+        void one() {}
+
+        @Test
+        void two() {}
+
+        @Test
+        void three() {}
+    }
+}

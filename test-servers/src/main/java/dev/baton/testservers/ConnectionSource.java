@@ -1,0 +1,56 @@
+package dev.baton.testservers;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A {@link DataSource} made from one method, for tests that need to control each connection Baton gets (a session
+ * setting, a connection the server already killed, none at all). Not pooled.
+ */
+@FunctionalInterface
+public interface ConnectionSource extends DataSource {
+
+    /** Opens the next connection. */
+    @Override
+    Connection getConnection() throws SQLException;
+
+    @Override
+    default Connection getConnection(String username, String password) throws SQLException {
+        return getConnection();
+    }
+
+    @Override
+    default PrintWriter getLogWriter() {
+        return null;
+    }
+
+    @Override
+    default void setLogWriter(PrintWriter out) {}
+
+    @Override
+    default void setLoginTimeout(int seconds) {}
+
+    @Override
+    default int getLoginTimeout() {
+        return 0;
+    }
+
+    @Override
+    default Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    default <T> T unwrap(Class<T> iface) throws SQLException {
+        throw new SQLException("not a wrapper");
+    }
+
+    @Override
+    default boolean isWrapperFor(Class<?> iface) {
+        return false;
+    }
+}

@@ -1,0 +1,177 @@
+package dev.baton.testservers;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The database products that the test servers provision, and what tests need to know about each: column types and
+ * clock expressions for test tables, identifier quoting, how to end another session. The one place where tests
+ * tell databases apart; suites ask the kind instead of switching on it.
+ */
+public enum DatabaseKind {
+    /** PostgreSQL. */
+    POSTGRES(
+            "PostgreSQL",
+            "TIMESTAMPTZ",
+            "clock_timestamp()",
+            "(clock_timestamp() - interval '%d minutes')",
+            "\"%s\"",
+            "SELECT pg_backend_pid()",
+            "SELECT pg_terminate_backend(%d)"),
+    /** MariaDB (served by Baton's MySQL dialect). */
+    MARIADB(
+            "MariaDB",
+            "TIMESTAMP(6) NULL",
+            "CURRENT_TIMESTAMP(6)",
+            "TIMESTAMPADD(MINUTE, -%d, CURRENT_TIMESTAMP(6))",
+            "`%s`",
+            "SELECT CONNECTION_ID()",
+            "KILL CONNECTION %d"),
+    /** MySQL 8.0 or later (served by Baton's MySQL dialect). */
+    MYSQL(
+            "MySQL",
+            "TIMESTAMP(6) NULL",
+            "CURRENT_TIMESTAMP(6)",
+            "TIMESTAMPADD(MINUTE, -%d, CURRENT_TIMESTAMP(6))",
+            "`%s`",
+            "SELECT CONNECTION_ID()",
+            "KILL CONNECTION %d"),
+    /** Microsoft SQL Server. */
+    SQLSERVER(
+            "SQL Server",
+            "DATETIME2(6)",
+            "SYSUTCDATETIME()",
+            "DATEADD(minute, -%d, SYSUTCDATETIME())",
+            "[%s]",
+            "SELECT @@SPID",
+            "KILL %d");
+
+    private final String label;
+    private final String timestampType;
+    private final String now;
+    private final String minutesAgo;
+    private final String quoted;
+    private final String sessionIdQuery;
+    private final String kill;
+
+    DatabaseKind(
+            String label,
+            String timestampType,
+            String now,
+            String minutesAgo,
+            String quoted,
+            String sessionIdQuery,
+            String kill) {
+        this.label = label;
+        this.timestampType = timestampType;
+        this.now = now;
+        this.minutesAgo = minutesAgo;
+        this.quoted = quoted;
+        this.sessionIdQuery = sessionIdQuery;
+        this.kill = kill;
+    }
+
+    /**
+     * The product's name for messages.
+     *
+     * @return such as {@code PostgreSQL} or {@code SQL Server}
+     */
+    public String label() {
+        return label;
+    }
+
+    /**
+     * A nullable timestamp column type with microseconds, for columns the database clock writes.
+     *
+     * @return such as {@code TIMESTAMPTZ} or {@code DATETIME2(6)}
+     */
+    public String timestampType() {
+        return timestampType;
+    }
+
+    /**
+     * The database clock, as Baton writes it.
+     *
+     * @return an SQL expression
+     */
+    public String now() {
+        return now;
+    }
+
+    /**
+     * The database clock minus some minutes, for back-dating rows.
+     *
+     * @param minutes how far back
+     * @return an SQL expression
+     */
+    public String minutesAgo(int minutes) {
+        return String.format(minutesAgo, minutes);
+    }
+
+    /**
+     * Quotes an identifier the way the database does.
+     *
+     * @param identifier a name without quote characters
+     * @return the quoted name
+     */
+    public String quote(String identifier) {
+        return String.format(quoted, identifier);
+    }
+
+    /**
+     * Whether the server silently truncates oversized values unless the session's {@code sql_mode} is strict
+     * (MySQL and MariaDB); Baton refuses such sessions at start-up.
+     *
+     * @return true for MySQL and MariaDB
+     */
+    public boolean truncatesWithoutStrictMode() {
+        return this == MARIADB || this == MYSQL;
+    }
+
+    /**
+     * Whether a transaction at {@code REPEATABLE READ} fails (SQLState {@code 40001}) to update a row changed after
+     * its snapshot, rather than updating the current row (PostgreSQL).
+     *
+     * @return true for PostgreSQL
+     */
+    public boolean refusesUpdateAfterSnapshotChange() {
+        return this == POSTGRES;
+    }
+
+    /**
+     * Whether Baton's {@code verify()} asks this database's planner whether an index serves a claim (not on SQL
+     * Server, whose plans are not read).
+     *
+     * @return false for SQL Server
+     */
+    public boolean plannerChecksClaimIndex() {
+        return this != SQLSERVER;
+    }
+
+    /**
+     * Ends the server session of {@code victim} from another connection, as a failover or an administrator would:
+     * the victim's next statement fails as a lost connection. Waits 100 ms for the server to finish closing it.
+     *
+     * @param victim the connection to terminate
+     * @param admin another connection to the same server
+     * @throws SQLException when the server refuses
+     */
+    public void terminate(Connection victim, Connection admin) throws SQLException {
+        long id;
+        try (Statement s = victim.createStatement();
+                ResultSet rs = s.executeQuery(sessionIdQuery)) {
+            rs.next();
+            id = rs.getLong(1);
+        }
+        try (Statement s = admin.createStatement()) {
+            s.execute(String.format(kill, id));
+        }
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.baton.testservers;
+
+import java.util.function.Supplier;
+
+/**
+ * Every server the tests know, as one value each: the parameter of a test that runs on several servers. Resolving
+ * one ({@link #get()}) returns a reachable {@link TestDatabase}, or fails or skips the calling test with the reason
+ * (see {@link TestDatabases} for where each comes from and what its absence means).
+ *
+ * <pre>
+ * &#64;ParameterizedClass(name = "{0}")
+ * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
+ * class PostgresCompatibilityTest {
+ *     &#64;Parameter TestServer server;
+ *     ...
+ * }</pre>
+ */
+public enum TestServer implements Supplier<TestDatabase> {
+    /** {@link TestDatabases#postgresLocal()}. */
+    POSTGRES_LOCAL("postgres-local", DatabaseKind.POSTGRES),
+    /** {@link TestDatabases#postgresEmbedded()}. */
+    POSTGRES_EMBEDDED("postgres-embedded", DatabaseKind.POSTGRES),
+    /** {@link TestDatabases#mariadbLocal()}. */
+    MARIADB_LOCAL("mariadb-local", DatabaseKind.MARIADB),
+    /** {@link TestDatabases#mariadbEmbedded()}. */
+    MARIADB_EMBEDDED("mariadb-embedded", DatabaseKind.MARIADB),
+    /** {@link TestDatabases#mysql()}. */
+    MYSQL8("mysql8", DatabaseKind.MYSQL),
+    /** {@link TestDatabases#sqlServer()}. */
+    SQLSERVER("sqlserver", DatabaseKind.SQLSERVER);
+
+    private final String label;
+    private final DatabaseKind kind;
+
+    TestServer(String label, DatabaseKind kind) {
+        this.label = label;
+        this.kind = kind;
+    }
+
+    /**
+     * The product this server runs.
+     *
+     * @return the kind
+     */
+    public DatabaseKind kind() {
+        return kind;
+    }
+
+    /**
+     * Finds or starts the server, once per JVM.
+     *
+     * @return the server
+     * @throws AssertionError when it should be there and is not (an embedded server, or {@code CI=true})
+     * @throws org.opentest4j.TestAbortedException when its absence is expected; the reason names what is missing
+     */
+    @Override
+    public TestDatabase get() {
+        return switch (this) {
+            case POSTGRES_LOCAL -> TestDatabases.postgresLocal();
+            case POSTGRES_EMBEDDED -> TestDatabases.postgresEmbedded();
+            case MARIADB_LOCAL -> TestDatabases.mariadbLocal();
+            case MARIADB_EMBEDDED -> TestDatabases.mariadbEmbedded();
+            case MYSQL8 -> TestDatabases.mysql();
+            case SQLSERVER -> TestDatabases.sqlServer();
+        };
+    }
+
+    /**
+     * A short label, such as {@code postgres-local}: the display name of a parameterized test.
+     *
+     * @return the label
+     */
+    @Override
+    public String toString() {
+        return label;
+    }
+}
