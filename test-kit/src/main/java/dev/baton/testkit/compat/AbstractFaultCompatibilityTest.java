@@ -364,12 +364,12 @@ public abstract class AbstractFaultCompatibilityTest {
                 "resolveUnknown(sent)",
                 c -> {
                     resetJobs(1, Payment.PAID);
-                    db.execute("UPDATE " + jobs.name() + " SET sync_status = " + Sync.UNKNOWN.code());
+                    exec("UPDATE " + jobs.name() + " SET sync_status = " + Sync.UNKNOWN.code());
                 },
                 c -> sendingF.resolveUnknown(
                         1L, true, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g")),
                 (c, r, t, v) -> {
-                    Sync s = jobs.sync(1);
+                    Sync s = sync(1);
                     if (r instanceof LeaseResult.Done<?> && s != Sync.COMPLETED) {
                         v.add("Done but the row is " + s);
                     }
@@ -385,8 +385,8 @@ public abstract class AbstractFaultCompatibilityTest {
                 },
                 c -> sendingLaterF.reclaimExpired(),
                 (c, r, t, v) -> {
-                    Sync s1 = jobs.sync(1);
-                    Sync s2 = jobs.sync(2);
+                    Sync s1 = sync(1);
+                    Sync s2 = sync(2);
                     if (s1 != Sync.PROCESSING && s1 != Sync.PENDING || s2 != Sync.SENDING && s2 != Sync.UNKNOWN) {
                         v.add("rows in unexpected states " + s1 + ", " + s2);
                     }
@@ -407,8 +407,8 @@ public abstract class AbstractFaultCompatibilityTest {
                     if (r instanceof LeaseResult.Done<?>) {
                         v.add("a stale token's completion was reported Done");
                     }
-                    if (jobs.sync(1) != Sync.PROCESSING || token(1) != c.fresh.token()) {
-                        v.add("a stale token's write changed the row: " + jobs.sync(1));
+                    if (sync(1) != Sync.PROCESSING || token(1) != c.fresh.token()) {
+                        v.add("a stale token's write changed the row: " + sync(1));
                     }
                 }));
         ops.add(new Operation(
@@ -540,7 +540,7 @@ public abstract class AbstractFaultCompatibilityTest {
         expectRows(jobs.name(), 3, v);
         Map<Long, Long> held = new TreeMap<>();
         for (long id = 1; id <= 3; id++) {
-            if (jobs.sync(id) == Sync.PROCESSING) {
+            if (sync(id) == Sync.PROCESSING) {
                 held.put(id, token(id));
             } else if (attempts(id) != 0) {
                 v.add("row " + id + " is not held but used an attempt");
@@ -565,7 +565,7 @@ public abstract class AbstractFaultCompatibilityTest {
 
     private void checkLease(ClaimedRow<Sync> row, Object r, Sync target, List<String> v) {
         long id = ((Number) row.id()).longValue();
-        Sync s = jobs.sync(id);
+        Sync s = sync(id);
         boolean ours = token(id) == row.token();
         boolean changed = target == Sync.PROCESSING ? s == Sync.PROCESSING && ours : s == target;
         if (r instanceof LeaseResult.Done<?> && !changed) {
@@ -601,7 +601,6 @@ public abstract class AbstractFaultCompatibilityTest {
         checkLeaseResults(c, r, v);
         long held = count(outboxTable, "status = " + Outbox.Status.PROCESSING.code());
         long received = c.outRows == null ? 0 : c.outRows.size();
-        long delivered = count(outboxTable, "status = " + Outbox.Status.DELIVERED.code());
         if (r != null && held != 0) {
             v.add(held + " message(s) left PROCESSING by a dispatch that returned");
         }
@@ -619,8 +618,10 @@ public abstract class AbstractFaultCompatibilityTest {
             v.add("a message was lost: not delivered after recovery");
         }
         for (Map.Entry<Long, Integer> e : c.sends.entrySet()) {
-            if (e.getValue() > 1 && delivered == 2) {
-                v.add("message " + e.getKey() + " sent " + e.getValue() + " times although the dispatch reported it");
+            // a dispatch that threw leaves its sends in doubt (a re-send carries the same idempotency key); one that
+            // returned believed every message settled, so none may be sent again
+            if (e.getValue() > 1 && r != null) {
+                v.add("message " + e.getKey() + " sent " + e.getValue() + " times although the dispatch returned");
             }
         }
     }
@@ -644,12 +645,52 @@ public abstract class AbstractFaultCompatibilityTest {
     // ---------------------------------------------------------------- fixtures
 
     private void resetJobs(int rows, Payment payment) {
-        db.execute("DELETE FROM " + jobs.name());
-        jobs.insert(1, rows, payment);
+        StringBuilder insert = new StringBuilder("INSERT INTO " + jobs.name()
+                + " (id, payment_status, sync_status, attempts, payload, created_at) VALUES ");
+        for (int id = 1; id <= rows; id++) {
+            insert.append(id > 1 ? ", " : "")
+                    .append("(" + id + ", " + payment.code() + ", 0, 0, 'p" + id + "', " + SqlTypes.now(db.kind())
+                            + ")");
+        }
+        exec("DELETE FROM " + jobs.name(), insert.toString());
     }
 
     private void resetOutbox() {
-        db.execute("DELETE FROM " + outboxTable);
+        exec("DELETE FROM " + outboxTable);
+    }
+
+    /** Runs statements on the shared pool (the checks and resets never go through the faulty data source). */
+    private void exec(String... sql) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement()) {
+            for (String one : sql) {
+                s.execute(one);
+            }
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** One number from the shared pool; 0 for SQL NULL. */
+    private long number(String sql) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            if (!rs.next()) {
+                throw new AssertionError("no row: " + sql);
+            }
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private long column(long id, String column) {
+        return number("SELECT " + column + " FROM " + jobs.name() + " WHERE id = " + id);
+    }
+
+    private Sync sync(long id) {
+        return Sync.MACHINE.fromCode(column(id, "sync_status")).orElseThrow();
     }
 
     private void claimOne(Ctx c, ClaimQueue<Sync> queue) {
@@ -686,17 +727,15 @@ public abstract class AbstractFaultCompatibilityTest {
     }
 
     private Payment payment(long id) {
-        int code = ((Number) jobs.get(id, "payment_status")).intValue();
-        return Payment.MACHINE.fromCode((long) code).orElseThrow();
+        return Payment.MACHINE.fromCode(column(id, "payment_status")).orElseThrow();
     }
 
     private long token(long id) {
-        Object t = jobs.get(id, "claim_token");
-        return t == null ? 0 : ((Number) t).longValue();
+        return column(id, "claim_token");
     }
 
     private int attempts(long id) {
-        return ((Number) jobs.get(id, "attempts")).intValue();
+        return (int) column(id, "attempts");
     }
 
     private void expectRows(String table, long n, List<String> v) {
@@ -707,15 +746,7 @@ public abstract class AbstractFaultCompatibilityTest {
     }
 
     private long count(String table, String where) {
-        try (Connection c = db.dataSource().getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery("SELECT COUNT(*) FROM " + table + (where.isEmpty() ? "" : " WHERE " + where))) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new AssertionError(e);
-        }
+        return number("SELECT COUNT(*) FROM " + table + (where.isEmpty() ? "" : " WHERE " + where));
     }
 
     /** The state one case works on. */
