@@ -4,6 +4,7 @@ import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
@@ -57,4 +58,7 @@ class PostgresCompatibilityTest {
 
     @Nested
     class Outbox extends AbstractOutboxCompatibilityTest {}
+
+    @Nested
+    class Faults extends AbstractFaultCompatibilityTest {}
 }

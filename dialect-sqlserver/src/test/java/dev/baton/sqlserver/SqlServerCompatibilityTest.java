@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
@@ -38,4 +39,7 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Outbox extends AbstractOutboxCompatibilityTest {}
+
+    @Nested
+    class Faults extends AbstractFaultCompatibilityTest {}
 }

@@ -8,6 +8,7 @@ import dev.baton.BeginResult;
 import dev.baton.BulkResult;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.Decision;
 import dev.baton.EnqueueResult;
 import dev.baton.FinishResult;
 import dev.baton.IdempotencyKeys;
@@ -22,13 +23,14 @@ import dev.baton.RetryPolicy;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
 import dev.baton.spi.Dialect;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testkit.faults.Fault;
 import dev.baton.testkit.faults.FaultPoint;
 import dev.baton.testkit.faults.FaultyDataSource;
 import dev.baton.testkit.faults.Step;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -43,11 +45,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Every public write operation of Baton × every {@link FaultPoint} × every JDBC step the operation issues (found by a
@@ -62,8 +61,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>{@link #KNOWN_FAILURES} lists the cases that break an invariant today (issue 11 item 5, lost replies): each of
  * them asserts that it still breaks one, so the list stays exact and the test flags the fix when it lands.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AbstractFaultCompatibilityTest {
+public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
     private static final Duration LEASE = Duration.ofSeconds(60);
     private static final Duration LATER = Duration.ofMinutes(10);
     private static final int MAX_ATTEMPTS = RetryPolicy.transientDefault().maxAttempts();
@@ -146,11 +144,8 @@ public abstract class AbstractFaultCompatibilityTest {
     private Inbox inboxF;
     private int caseNumber;
 
-    /** The database under test. */
-    protected abstract TestDatabase database();
-
-    @BeforeAll
-    void setUp() {
+    @Override
+    protected void setUp() {
         db = database();
         real = Baton.using(db.dataSource());
         dialect = real.dialect();
@@ -186,8 +181,8 @@ public abstract class AbstractFaultCompatibilityTest {
         inboxF = faulty.inbox(inboxTable);
     }
 
-    @AfterAll
-    void dropTables() {
+    @Override
+    protected void tearDown() {
         jobs.drop();
         db.dropTableIfExists(outboxTable);
         db.dropTableIfExists(keysTable);
@@ -457,10 +452,10 @@ public abstract class AbstractFaultCompatibilityTest {
                 c -> {
                     List<ClaimedRow<Outbox.Status>> rows = outboxF.queue().claim(10);
                     c.outRows = rows;
-                    List<ClaimQueue.Decision<Outbox.Status>> ds = new ArrayList<>();
+                    List<Decision<Outbox.Status>> ds = new ArrayList<>();
                     for (ClaimedRow<Outbox.Status> row : rows) {
                         c.sends.merge(outboxF.toMessage(row).id(), 1, Integer::sum);
-                        ds.add(new ClaimQueue.Decision<>(row, Outcome.complete(Outbox.Status.DELIVERED)));
+                        ds.add(new Decision<>(row, Outcome.complete(Outbox.Status.DELIVERED)));
                     }
                     return outboxF.queue().applyAll(ds);
                 },
@@ -649,8 +644,8 @@ public abstract class AbstractFaultCompatibilityTest {
                 + " (id, payment_status, sync_status, attempts, payload, created_at) VALUES ");
         for (int id = 1; id <= rows; id++) {
             insert.append(id > 1 ? ", " : "")
-                    .append("(" + id + ", " + payment.code() + ", 0, 0, 'p" + id + "', " + SqlTypes.now(db.kind())
-                            + ")");
+                    .append("(" + id + ", " + payment.code() + ", 0, 0, 'p" + id + "', "
+                            + db.kind().now() + ")");
         }
         exec("DELETE FROM " + jobs.name(), insert.toString());
     }
@@ -706,10 +701,10 @@ public abstract class AbstractFaultCompatibilityTest {
         }
     }
 
-    private static List<ClaimQueue.Decision<Sync>> decisions(List<ClaimedRow<Sync>> rows, List<Outcome<Sync>> outs) {
-        List<ClaimQueue.Decision<Sync>> out = new ArrayList<>();
+    private static List<Decision<Sync>> decisions(List<ClaimedRow<Sync>> rows, List<Outcome<Sync>> outs) {
+        List<Decision<Sync>> out = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
-            out.add(new ClaimQueue.Decision<>(rows.get(i), outs.get(i)));
+            out.add(new Decision<>(rows.get(i), outs.get(i)));
         }
         return out;
     }

@@ -1,8 +1,8 @@
 package dev.baton.testkit.faults;
 
-import dev.baton.testkit.ConnectionSource;
-import dev.baton.testkit.DatabaseKind;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.ConnectionSource;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

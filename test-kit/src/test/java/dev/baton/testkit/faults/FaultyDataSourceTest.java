@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.testkit.TestDatabase;
-import dev.baton.testkit.TestDatabases;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
