@@ -87,10 +87,43 @@ public final class Demo {
             return new Demo(options, out, console).run();
         } catch (Exception e) {
             out.println();
+            SQLException database = databaseError(e);
+            if (database != null && options.jdbcUrl() != null) {
+                // The usual cause is the command line (no such database, server down, wrong password): one line
+                // and what to do, not a stack trace.
+                out.println("the demo failed: the database at " + options.jdbcUrl() + " (user " + options.user()
+                        + ") cannot be used: " + firstLine(database.getMessage()));
+                out.println("  create the database, or use " + withDatabase(options.jdbcUrl(), "test")
+                        + "; without --jdbc-url the demo starts an embedded PostgreSQL");
+                return 3;
+            }
             out.println("the demo failed: " + e);
             e.printStackTrace(out);
             return 3;
         }
+    }
+
+    /** The first {@link SQLException} among a failure and its causes, or null. */
+    static SQLException databaseError(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                return sql;
+            }
+        }
+        return null;
+    }
+
+    /** The same JDBC URL with another database: {@code jdbc:postgresql://h:5432/x?ssl=1} → {@code …/test?ssl=1}. */
+    static String withDatabase(String jdbcUrl, String database) {
+        return jdbcUrl.replaceFirst("^(jdbc:[a-z]+://[^/?]+)(/[^?]*)?", "$1/" + database);
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "(no message)";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
     }
 
     /** Logs only warnings (slf4j-simple), so that the report stays readable. Call before any logger exists. */
@@ -147,6 +180,9 @@ public final class Demo {
         Tally batonTally = new Tally("baton", thirdParty());
         int n = workload.orders().size();
         out.println("  database    " + db.description());
+        out.println("  url         " + db.jdbcUrl() + (db.user() == null ? "" : " as " + db.user()));
+        out.println("  tables      naive: " + naive.ordersTable() + "; Baton: " + schema.table("orders") + ", "
+                + schema.table("payment_ledger") + (options.keep() ? " (kept)" : " (dropped at the end)"));
         out.printf(
                 Locale.ROOT,
                 "  workload    %,d orders over %.1f s; the gateway pays %,d (%,d called back twice, %,d after the"

@@ -36,6 +36,10 @@ record DemoOptions(
             "  --keep            keep the demo's tables (default: dropped at the end)",
             "  --help            this text");
 
+    /** The options that take a value. */
+    private static final java.util.Set<String> WITH_VALUE =
+            java.util.Set.of("--orders", "--workers", "--processes", "--jdbc-url", "--user", "--password", "--seed");
+
     /**
      * Parses the arguments.
      *
@@ -54,6 +58,9 @@ record DemoOptions(
             String a = args[i];
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
             boolean flag = name.equals("--keep") || name.equals("--help") || name.equals("-h");
+            if (!flag && !WITH_VALUE.contains(name)) {
+                throw new IllegalArgumentException("unknown option " + a);
+            }
             String value = null;
             if (!flag) {
                 if (a.contains("=")) {

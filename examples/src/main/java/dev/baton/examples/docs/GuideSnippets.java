@@ -21,6 +21,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -91,6 +93,12 @@ final class GuideSnippets {
         final LongAdder deadLettered = new LongAdder();
         final LongAdder leasesLost = new LongAdder();
         final LongAdder unknownSends = new LongAdder();
+        private final Map<String, Enum<?>> deadStates = new ConcurrentHashMap<>();
+
+        /** Registers a queue's dead state: a retry after the last attempt arrives as RETRY, landing in it. */
+        void watch(ClaimQueue<?> queue) {
+            deadStates.put(queue.name(), queue.deadState());
+        }
 
         @Override
         public void onClaim(String queue, int count) {
@@ -99,11 +107,12 @@ final class GuideSnippets {
 
         @Override
         public void onOutcome(String queue, Object id, Outcome.Kind kind, Enum<?> state, int attempt) {
-            switch (kind) {
-                case COMPLETE -> completed.increment();
-                case RETRY -> retried.increment();
-                case DEAD_LETTER -> deadLettered.increment();
-                default -> {}
+            if (state == deadStates.get(queue)) {
+                deadLettered.increment(); // Outcome.deadLetter, or a retry with no attempt left
+            } else if (kind == Outcome.Kind.RETRY) {
+                retried.increment(); // back to the claimable state, due after the backoff
+            } else if (kind == Outcome.Kind.COMPLETE) {
+                completed.increment();
             }
         }
 
@@ -124,7 +133,7 @@ final class GuideSnippets {
     }
 
     static Baton withMetrics(DataSource dataSource, Metrics metrics) {
-        return Baton.builder(dataSource).listener(metrics).build();
+        return Baton.builder(dataSource).listener(metrics).build(); // then metrics.watch(queue) for each queue
     }
     // end::metrics-listener[]
 

@@ -8,20 +8,16 @@ import dev.baton.Outbox;
 import dev.baton.Outcome;
 import dev.baton.StateMachine;
 import dev.baton.StateTable;
-import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The Java blocks of the repository's README.md, compiled: {@code DocsTest} checks that each README block is code of
- * this file (whitespace aside), so the README cannot drift from the API. Edit both together.
+ * The README's Java blocks after the quick start (the timer job, the outbox), compiled: {@code DocsTest} checks that
+ * each README block is code of the example sources (whitespace aside), so the README cannot drift from the API. The
+ * quick start itself is {@link QuickStart}, printed whole and run by {@code QuickStartTest}. Edit both together.
  */
 final class ReadmeQuickStart {
-    private static final Logger log = LoggerFactory.getLogger(ReadmeQuickStart.class);
-
     private ReadmeQuickStart() {}
 
     /** The third party of the README's worker. */
@@ -36,45 +32,19 @@ final class ReadmeQuickStart {
 
     static void quickStart(
             DataSource dataSource, long orderId, String gatewayTxId, ThirdParty thirdParty, Broker broker) {
-        // tag::readme-quick-start[]
+        // The README's quick start is QuickStart.java; the blocks below continue it.
         enum Payment {
-            PENDING(0),
-            PAID(1),
-            FAILED(2),
-            EXPIRED(3);
-            final int code;
-
-            Payment(int code) {
-                this.code = code;
-            }
+            PENDING,
+            PAID,
+            FAILED,
+            EXPIRED
         }
-
         StateMachine<Payment> payment = StateMachine.of(Payment.class)
-                .storedAs(p -> p.code) // int codes; default: the constant's name
                 .allow(Payment.PENDING, Payment.PAID, Payment.FAILED, Payment.EXPIRED)
                 .terminal(Payment.PAID, Payment.FAILED, Payment.EXPIRED)
                 .build();
-
-        Baton baton = Baton.using(dataSource); // dialect found from the connection
+        Baton baton = Baton.using(dataSource);
         StateTable<Payment> orders = baton.table("orders").id("id").state("payment_status", payment);
-        orders.verify(); // names the exact DDL if the table does not fit
-
-        // the gateway callback, possibly duplicated, possibly late
-        TransitionResult<Payment> r = orders.transition(orderId, Payment.PENDING, Payment.PAID)
-                .set("payment_transaction_id", gatewayTxId) // unique: a second order gets Conflict
-                .setNow("paid_at") // database clock
-                .apply(); // or .apply(connection) inside your transaction
-        if (r instanceof TransitionResult.Rejected<Payment> late) {
-            log.warn("order {} is already {}", late.id(), late.current()); // e.g. EXPIRED before the callback came
-        } else if (r instanceof TransitionResult.Conflict<Payment> c) {
-            log.error("gateway transaction reused, constraint {}", c.constraint());
-        } // Applied, AlreadyInTarget: acknowledge the gateway
-
-        // the expiry sweep: PENDING older than 15 minutes -> EXPIRED, in batches that skip locked rows
-        orders.bulk(Payment.PENDING, Payment.EXPIRED)
-                .where(Condition.olderThan("created_at", Duration.ofMinutes(15)))
-                .apply();
-        // end::readme-quick-start[]
 
         // tag::readme-queue[]
         enum Sync {
@@ -99,7 +69,7 @@ final class ReadmeQuickStart {
                 .deadState(Sync.FAILED)
                 .lease(Duration.ofMinutes(2))
                 .build();
-        toThirdParty.verify(); // columns, and an index that serves the claim (EXPLAIN); prints the DDL to add
+        toThirdParty.verify(); // columns, and an index that serves the claim (EXPLAIN); else throws with the DDL to add
 
         Worker worker = baton.worker(toThirdParty)
                 .batchSize(50)

@@ -29,6 +29,12 @@ class DemoTest {
         TestDatabase db = server.get();
         String report = run(args(db, "--orders", "300", "--workers", "3"));
         assertDefects(report);
+        assertTrue(report.contains("\n  url         " + db.jdbcUrl() + " as " + db.user() + "\n"), report);
+        assertTrue(
+                report.matches(
+                        "(?s).*\n  tables      naive: \\w+; Baton: orders_\\w+, payment_ledger_\\w+ \\(dropped at the"
+                                + " end\\)\n.*"),
+                report);
     }
 
     @Test
@@ -45,6 +51,47 @@ class DemoTest {
         int status = Demo.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), false, "--orders", "many");
         assertEquals(2, status);
         assertTrue(bytes.toString(StandardCharsets.UTF_8).startsWith("--orders needs a number, was 'many'"));
+    }
+
+    @Test
+    void anUnknownOptionIsNamedAsUnknownEvenWhenItComesLast() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int status = Demo.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), false, "--orders", "100", "--fast");
+        assertEquals(2, status);
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).startsWith("unknown option --fast\n"));
+    }
+
+    @Test
+    void aDatabaseThatCannotBeUsedIsOneLineWithWhatToDoNotAStackTrace() {
+        TestDatabase db = TestDatabases.postgresEmbedded();
+        String missing = Demo.withDatabase(db.jdbcUrl(), "no_such_database");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int status = Demo.run(
+                new PrintStream(bytes, true, StandardCharsets.UTF_8),
+                false,
+                "--jdbc-url",
+                missing,
+                "--user",
+                db.user(),
+                "--password",
+                db.password() == null ? "" : db.password());
+        String report = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(3, status, report);
+        assertTrue(
+                report.contains("the demo failed: the database at " + missing + " (user " + db.user() + ")"), report);
+        assertTrue(report.contains("no_such_database"), "the driver's reason: " + report);
+        assertTrue(
+                report.contains("  create the database, or use " + Demo.withDatabase(db.jdbcUrl(), "test") + ";"),
+                report);
+        assertTrue(!report.contains("\tat "), "no stack trace: " + report);
+    }
+
+    @Test
+    void theHintKeepsTheServerAndTheParameters() {
+        assertEquals(
+                "jdbc:postgresql://127.0.0.1:5432/test?ssl=false",
+                Demo.withDatabase("jdbc:postgresql://127.0.0.1:5432/shop?ssl=false", "test"));
+        assertEquals("jdbc:mariadb://db:3306/test", Demo.withDatabase("jdbc:mariadb://db:3306", "test"));
     }
 
     private static String[] args(TestDatabase db, String... more) {
