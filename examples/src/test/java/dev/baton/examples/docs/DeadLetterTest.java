@@ -13,7 +13,7 @@ import dev.baton.examples.Fixture;
 import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.examples.payment.Payments;
 import dev.baton.examples.payment.SyncStatus;
-import dev.baton.testkit.TestDatabase;
+import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
