@@ -3,8 +3,8 @@ package dev.baton;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
@@ -82,7 +82,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws ConfigurationException if out of range
      */
     public BulkTransition<S> batchSize(int rows) {
-        int max = table.engine().dialect().maxBatchSize();
+        int max = table.engine().dialect().traits().maxBatchSize();
         if (rows < 1 || rows > max) {
             throw new ConfigurationException("batchSize must be 1.." + max + ", was " + rows + " (bulk transition of "
                     + table.table() + " to " + target + ")");
@@ -98,13 +98,13 @@ public final class BulkTransition<S extends Enum<S>> {
 
     /** Runs batches, each in its own transaction on the data source, until a batch comes back short. */
     public BulkResult apply() {
-        ClaimStatement statement = render();
+        BatchUpdate statement = render();
         Engine engine = table.engine();
         long rows = 0;
         int batches = 0;
         while (true) {
             String operation = "bulk transition " + table.table() + " to " + target;
-            int moved = table.engine().dialect().claimNeedsTransaction()
+            int moved = !table.engine().dialect().traits().batchUpdateIsAtomic()
                     ? engine.transaction(
                             operation, c -> statement.execute(c, new Object[0]).size())
                     : engine.autocommit(
@@ -124,7 +124,7 @@ public final class BulkTransition<S extends Enum<S>> {
     /** Runs batches on the caller's connection (in its transaction if one is open) until one comes back short. */
     public BulkResult apply(Connection connection) {
         Objects.requireNonNull(connection, "connection");
-        ClaimStatement statement = render();
+        BatchUpdate statement = render();
         long rows = 0;
         int batches = 0;
         try {
@@ -141,7 +141,7 @@ public final class BulkTransition<S extends Enum<S>> {
         }
     }
 
-    private ClaimStatement render() {
+    private BatchUpdate render() {
         Dialect d = table.engine().dialect();
         StateMachine<S> m = table.machine();
         List<Condition> all = new ArrayList<>();
@@ -158,16 +158,14 @@ public final class BulkTransition<S extends Enum<S>> {
             String q = Identifiers.quote(d, columns.get(i));
             sets.add(
                     nows.get(i)
-                            ? SqlFragment.of(q + " = " + d.currentTimestamp())
+                            ? SqlFragment.of(q + " = " + d.sql().currentTimestamp())
                             : new SqlFragment(q + " = ?", Arrays.asList(values.get(i))));
         }
-        return d.claimStatement(new ClaimSpec(
-                table.quotedTable(),
-                table.quotedId(),
-                where,
-                List.of(), // a sweep needs no order; leaving it out lets the database use the state index
-                SqlFragment.join(", ", sets),
-                List.of(),
-                batchSize));
+        // a sweep needs no order; leaving it out lets the database use the state index
+        return d.batchUpdate(BatchUpdateSpec.builder(table.quotedTable(), table.quotedId())
+                .where(where)
+                .set(SqlFragment.join(", ", sets))
+                .limit(batchSize)
+                .build());
     }
 }

@@ -4,8 +4,9 @@ import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Param;
 import dev.baton.spi.SqlFragment;
@@ -99,7 +100,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final String heldGuard;
     private final List<Object> heldBinds;
     private final String fence;
-    private final ConcurrentMap<Integer, ClaimStatement> claimStatements = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, BatchUpdate> claimStatements = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Fenced> fencedSql = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, String> completeAllSql = new ConcurrentHashMap<>();
 
@@ -142,7 +143,7 @@ public final class ClaimQueue<S extends Enum<S>> {
                 blocking.add(machine.code(sending));
                 blocking.add(machine.code(unknown));
             }
-            SqlFragment states = d.stateIn("baton_prior." + Identifiers.quote(d, stateColumn), blocking);
+            SqlFragment states = d.sql().stateIn("baton_prior." + Identifiers.quote(d, stateColumn), blocking);
             this.pickGuard = new SqlFragment(
                     "NOT EXISTS (SELECT 1 FROM " + Identifiers.quoteTable(d, table) + " baton_prior WHERE baton_prior."
                             + key + " = " + self + "." + key + " AND baton_prior." + id + " < " + self + "." + id
@@ -203,7 +204,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         for (S state : held) {
             heldCodes.add(machine.code(state));
         }
-        SqlFragment heldIn = d.stateIn(qState, heldCodes);
+        SqlFragment heldIn = d.sql().stateIn(qState, heldCodes);
         this.heldGuard = heldIn.sql();
         this.heldBinds = heldIn.binds();
         this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
@@ -261,7 +262,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The largest batch the dialect allows. */
     public int maxBatchSize() {
-        return engine.dialect().maxBatchSize();
+        return engine.dialect().traits().maxBatchSize();
     }
 
     /**
@@ -271,11 +272,11 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws ConfigurationException if {@code batchSize} is outside 1..{@link #maxBatchSize()}
      */
     public List<ClaimedRow<S>> claim(int batchSize) {
-        ClaimStatement statement = claimStatement(batchSize);
+        BatchUpdate statement = claimStatement(batchSize);
         long token = newToken();
         Object[] args = {machine.code(processing), token};
         String operation = "claim from queue '" + name + "'";
-        List<Object[]> rows = engine.dialect().claimNeedsTransaction()
+        List<Object[]> rows = !engine.dialect().traits().batchUpdateIsAtomic()
                 ? engine.transaction(operation, c -> statement.execute(c, args))
                 : engine.autocommit(operation, c -> statement.execute(c, args));
         if (rows.size() > batchSize) {
@@ -294,22 +295,32 @@ public final class ClaimQueue<S extends Enum<S>> {
         return claimStatement(batchSize).sql();
     }
 
-    private ClaimStatement claimStatement(int batchSize) {
-        int max = engine.dialect().maxBatchSize();
+    private BatchUpdate claimStatement(int batchSize) {
+        int max = engine.dialect().traits().maxBatchSize();
         if (batchSize < 1 || batchSize > max) {
             throw new ConfigurationException(
                     "batchSize must be 1.." + max + ", was " + batchSize + " (queue '" + name + "')");
         }
-        return claimStatements.computeIfAbsent(batchSize, n -> engine.dialect().claimStatement(claimSpec(n)));
+        return claimStatements.computeIfAbsent(batchSize, n -> engine.dialect().batchUpdate(claimSpec(n)));
     }
 
-    private ClaimSpec claimSpec(int n) {
+    private BatchUpdateSpec claimSpec(int n) {
         Dialect d = engine.dialect();
         SqlFragment set = new SqlFragment(
-                qState + " = ?, " + qLease + " = " + d.plusMillis(d.currentTimestamp(), lease.toMillis()) + ", "
-                        + qToken + " = ?, " + qAttempts + " = " + qAttempts + " + 1",
+                qState + " = ?, " + qLease + " = " + d.sql().plusMillis(d.sql().currentTimestamp(), lease.toMillis())
+                        + ", " + qToken + " = ?, " + qAttempts + " = " + qAttempts + " + 1",
                 List.of(new Param(0), new Param(1)));
-        return new ClaimSpec(qTable, qId, claimWhere, qOrderBy, set, returning, n, pickGuard, returningBeforeUpdate);
+        BatchUpdateSpec.Builder spec = BatchUpdateSpec.builder(qTable, qId)
+                .where(claimWhere)
+                .set(set)
+                .limit(n)
+                .orderBy(qOrderBy)
+                .returning(returning)
+                .returningBeforeUpdate(returningBeforeUpdate);
+        if (pickGuard != null) {
+            spec.pickGuard(pickGuard);
+        }
+        return spec.build();
     }
 
     private List<ClaimedRow<S>> toRows(List<Object[]> rows, long token) {
@@ -344,7 +355,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
-     * Applies many outcomes in one transaction: one commit for the lot (DESIGN.md §4), each row still fenced by its
+     * Applies many outcomes in one transaction: one commit for the lot, each row still fenced by its
      * own token. The results are in the order given and say which rows were fenced out. The usual end of a batch, every
      * row of one claim completed into the same terminal state with nothing else set, is one statement; a row that
      * claim had already completed then reports {@link LeaseResult.Done} again (it is in that state under that claim).
@@ -465,14 +476,18 @@ public final class ClaimQueue<S extends Enum<S>> {
         SqlFragment where = SqlFragment.join(
                 " AND ",
                 List.of(
-                        d.stateIn(qState, List.of(machine.code(from))),
-                        SqlFragment.of(qLease + " < " + d.currentTimestamp())));
+                        d.sql().stateIn(qState, List.of(machine.code(from))),
+                        SqlFragment.of(qLease + " < " + d.sql().currentTimestamp())));
         SqlFragment set = new SqlFragment(qState + " = ?, " + qLease + " = NULL", List.of(machine.code(to)));
-        ClaimStatement st = d.claimStatement(new ClaimSpec(qTable, qId, where, List.of(), set, List.of(), 500));
+        BatchUpdate st = d.batchUpdate(BatchUpdateSpec.builder(qTable, qId)
+                .where(where)
+                .set(set)
+                .limit(500)
+                .build());
         long total = 0;
         while (true) {
             String operation = what + " in queue '" + name + "'";
-            int n = d.claimNeedsTransaction()
+            int n = !d.traits().batchUpdateIsAtomic()
                     ? engine.transaction(
                             operation, c -> st.execute(c, new Object[0]).size())
                     : engine.autocommit(
@@ -498,7 +513,7 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new ConfigurationException("limit must be positive, was " + limit);
         }
         Dialect d = engine.dialect();
-        SqlFragment where = d.stateIn(qState, List.of(machine.code(unknown)));
+        SqlFragment where = d.sql().stateIn(qState, List.of(machine.code(unknown)));
         String sql = "SELECT " + qId + " FROM " + qTable + " WHERE " + where.sql() + " ORDER BY " + qId;
         return engine.autocommit("list unknown sends in queue '" + name + "'", c -> {
             List<Object> ids = new ArrayList<>();
@@ -565,13 +580,13 @@ public final class ClaimQueue<S extends Enum<S>> {
     /** Measures the queue (one query, database clock). */
     public QueueHealth health() {
         Dialect d = engine.dialect();
-        String now = d.currentTimestamp();
-        SqlFragment isClaimable = d.stateIn(qState, List.of(machine.code(claimable)));
+        String now = d.sql().currentTimestamp();
+        SqlFragment isClaimable = d.sql().stateIn(qState, List.of(machine.code(claimable)));
         SqlFragment eligibleNow = claimWhere;
-        SqlFragment isProcessing = d.stateIn(qState, List.of(machine.code(processing)));
-        SqlFragment isDead = d.stateIn(qState, List.of(machine.code(dead)));
+        SqlFragment isProcessing = d.sql().stateIn(qState, List.of(machine.code(processing)));
+        SqlFragment isDead = d.sql().stateIn(qState, List.of(machine.code(dead)));
         SqlFragment isUnknown =
-                unknown == null ? SqlFragment.of("1=0") : d.stateIn(qState, List.of(machine.code(unknown)));
+                unknown == null ? SqlFragment.of("1=0") : d.sql().stateIn(qState, List.of(machine.code(unknown)));
         String age = ageColumn == null
                 ? "NULL"
                 : "MIN(CASE WHEN " + eligibleNow.sql() + " THEN " + Identifiers.quote(d, ageColumn) + " END)";
@@ -630,14 +645,14 @@ public final class ClaimQueue<S extends Enum<S>> {
             SchemaCheck check = new SchemaCheck(c, d, table);
             check.requireUniqueKey(idColumn);
             check.requireStateColumn(stateColumn, machine);
-            check.requireColumn(leaseColumn, Dialect.ColumnType.TIMESTAMP, "");
-            check.requireColumn(tokenColumn, Dialect.ColumnType.BIGINT, "");
-            check.requireColumn(attemptsColumn, Dialect.ColumnType.INT, "NOT NULL DEFAULT 0");
-            check.requireColumn(nextAttemptColumn, Dialect.ColumnType.TIMESTAMP, "");
-            check.requireColumn(errorColumn, Dialect.ColumnType.TEXT, "");
+            check.requireColumn(leaseColumn, ColumnType.TIMESTAMP, "");
+            check.requireColumn(tokenColumn, ColumnType.BIGINT, "");
+            check.requireColumn(attemptsColumn, ColumnType.INT, "NOT NULL DEFAULT 0");
+            check.requireColumn(nextAttemptColumn, ColumnType.TIMESTAMP, "");
+            check.requireColumn(errorColumn, ColumnType.TEXT, "");
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan =
-                        d.claimPlanProblem(c, claimSpec(10), new Object[] {machine.code(processing), 0L});
+                        d.diagnostics().claimPlanProblem(c, claimSpec(10), new Object[] {machine.code(processing), 0L});
                 plan.ifPresent(p -> check.problem("queue '" + name + "': " + p, suggestedIndex()));
             }
             check.throwIfProblems();
@@ -651,19 +666,20 @@ public final class ClaimQueue<S extends Enum<S>> {
         List<String> cols = qOrderBy;
         String[] parts = Identifiers.splitTable(table);
         String base = "ix_" + parts[parts.length - 1] + "_" + name.replaceAll("[^A-Za-z0-9_]", "_") + "_claim";
-        if (base.length() > d.maxIdentifierLength()) {
-            base = base.substring(0, d.maxIdentifierLength());
+        if (base.length() > d.traits().maxIdentifierLength()) {
+            base = base.substring(0, d.traits().maxIdentifierLength());
         }
         // the partial form covers the processing state too, so the expiry sweep has an index as well
         List<Object> active = new ArrayList<>(List.of(machine.code(claimable), machine.code(processing)));
         if (sending != null) {
             active.add(machine.code(sending));
         }
-        return d.claimIndex(
-                Identifiers.quote(d, base),
-                qTable,
-                cols,
-                d.stateIn(qState, active).sql());
+        return d.sql()
+                .claimIndex(
+                        Identifiers.quote(d, base),
+                        qTable,
+                        cols,
+                        d.sql().stateIn(qState, active).sql());
     }
 
     // ---- fenced statements
@@ -710,7 +726,8 @@ public final class ClaimQueue<S extends Enum<S>> {
                 Fenced f = fenced(
                         "retry",
                         () -> "UPDATE " + qTable + " SET " + qState + " = ?, " + qLease
-                                + " = NULL, " + qNext + " = " + d.plusMillisParam(d.currentTimestamp()) + ", " + qError
+                                + " = NULL, " + qNext + " = "
+                                + d.sql().plusMillisParam(d.sql().currentTimestamp()) + ", " + qError
                                 + " = ?" + fence);
                 return new Prepared(
                         f,
@@ -810,7 +827,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         for (S s : states) {
             codes.add(machine.code(s));
         }
-        return engine.dialect().stateIn(qState, codes).binds();
+        return engine.dialect().sql().stateIn(qState, codes).binds();
     }
 
     private String inStates(List<S> states) {
@@ -821,7 +838,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         for (S s : states) {
             codes.add(machine.code(s));
         }
-        return engine.dialect().stateIn(qState, codes).sql();
+        return engine.dialect().sql().stateIn(qState, codes).sql();
     }
 
     private String setSql(String kind, List<String> columns, List<Boolean> nows, String where) {
@@ -846,7 +863,10 @@ public final class ClaimQueue<S extends Enum<S>> {
                             throw new ConfigurationException(
                                     "an outcome cannot set " + columns.get(i) + ": the queue manages it");
                         }
-                        sql.append(", ").append(q).append(" = ").append(nows.get(i) ? d.currentTimestamp() : "?");
+                        sql.append(", ")
+                                .append(q)
+                                .append(" = ")
+                                .append(nows.get(i) ? d.sql().currentTimestamp() : "?");
                     }
                     return new Fenced(sql.append(where).toString());
                 })
@@ -871,7 +891,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     private String plus(Duration d) {
         Dialect dialect = engine.dialect();
-        return dialect.plusMillis(dialect.currentTimestamp(), d.toMillis());
+        return dialect.sql().plusMillis(dialect.sql().currentTimestamp(), d.toMillis());
     }
 
     private static String truncate(String error) {

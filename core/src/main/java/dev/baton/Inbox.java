@@ -16,7 +16,7 @@ import java.util.Objects;
 
 /**
  * Deduplication of incoming messages (gateway callbacks, webhooks, queue deliveries) in a table Baton owns (see
- * {@link Schema} for its DDL): the first delivery of a {@code (source, message id)} wins, every later one is reported
+ * {@link OwnTables} for its DDL): the first delivery of a {@code (source, message id)} wins, every later one is reported
  * as {@link ReceiveResult.Duplicate}, never as an error.
  *
  * <pre>{@code
@@ -56,19 +56,20 @@ public final class Inbox {
         this.engine = engine;
         this.table = table;
         this.quotedTable = Identifiers.quoteTable(d, table);
-        String source = d.quote("source");
-        String messageId = d.quote("message_id");
-        String receipt = d.quote("receipt");
-        this.quotedReceivedAt = d.quote("received_at");
+        String source = d.sql().quote("source");
+        String messageId = d.sql().quote("message_id");
+        String receipt = d.sql().quote("receipt");
+        this.quotedReceivedAt = d.sql().quote("received_at");
         this.keyColumns = List.of(source, messageId);
-        this.insertSql = d.insertIfAbsent(
-                quotedTable,
-                List.of(source, messageId, receipt, quotedReceivedAt),
-                List.of("?", "?", "?", d.currentTimestamp()),
-                keyColumns);
+        this.insertSql = d.ownTables()
+                .insertIfAbsent(
+                        quotedTable,
+                        List.of(source, messageId, receipt, quotedReceivedAt),
+                        List.of("?", "?", "?", d.sql().currentTimestamp()),
+                        keyColumns);
         this.readSql =
                 "SELECT " + receipt + " FROM " + quotedTable + " WHERE " + source + " = ? AND " + messageId + " = ?";
-        this.deleteBatch = Math.min(500, d.maxBatchSize());
+        this.deleteBatch = Math.min(500, d.traits().maxBatchSize());
     }
 
     /** The table name as configured. */
@@ -160,11 +161,12 @@ public final class Inbox {
             throw new ConfigurationException("age must be 1 ms to 3650 days, was " + age + " (inbox " + table + ")");
         }
         Dialect d = engine.dialect();
-        return d.deleteBatch(
-                quotedTable,
-                keyColumns,
-                quotedReceivedAt + " < " + d.plusMillis(d.currentTimestamp(), -age.toMillis()),
-                deleteBatch);
+        return d.ownTables()
+                .deleteBatch(
+                        quotedTable,
+                        keyColumns,
+                        quotedReceivedAt + " < " + d.sql().plusMillis(d.sql().currentTimestamp(), -age.toMillis()),
+                        deleteBatch);
     }
 
     /**
@@ -180,7 +182,7 @@ public final class Inbox {
             ps.setLong(3, receipt);
             inserted = ps.executeUpdate() == 1;
         } catch (SQLException e) {
-            if (engine.dialect().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
+            if (engine.dialect().diagnostics().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
                 throw e;
             }
             inserted = false; // the dialect's insert-if-absent reports a present row as a unique violation

@@ -21,7 +21,7 @@ import java.util.Objects;
  * in enqueue order per key. Immutable and thread-safe.
  *
  * <pre>{@code
- * baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE);
+ * baton.ownTables().createOutboxTable(Outbox.DEFAULT_TABLE);
  * Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
  *
  * // the callback: the transition and its announcement commit together, or not at all
@@ -147,18 +147,19 @@ public final class Outbox {
         Dialect d = engine.dialect();
         String q = Identifiers.quoteTable(d, table);
         List<String> columns = List.of(
-                d.quote("topic"),
-                d.quote("msg_key"),
-                d.quote("payload"),
-                d.quote("headers"),
-                d.quote("dedup_key"),
-                d.quote("status"),
-                d.quote("attempts"),
-                d.quote("created_at"));
-        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.currentTimestamp());
+                d.sql().quote("topic"),
+                d.sql().quote("msg_key"),
+                d.sql().quote("payload"),
+                d.sql().quote("headers"),
+                d.sql().quote("dedup_key"),
+                d.sql().quote("status"),
+                d.sql().quote("attempts"),
+                d.sql().quote("created_at"));
+        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.sql().currentTimestamp());
         this.insertSql =
                 "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
-        this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
+        this.insertIfAbsentSql =
+                d.ownTables().insertIfAbsent(q, columns, values, List.of(d.sql().quote("dedup_key")));
         this.idColumn = "id";
         ClaimQueue.Builder<Status> b = baton.<Status>queue("outbox:" + table)
                 .table(table)
@@ -172,13 +173,13 @@ public final class Outbox {
             b.orderedPerKey("msg_key");
         }
         this.queue = b.build();
-        if (d.failedStatementAbortsTransaction() && insertIfAbsentSql.equals(insertSql)) {
+        if (d.traits().failedStatementAbortsTransaction() && insertIfAbsentSql.equals(insertSql)) {
             throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
                     + " but renders no insert-if-absent: the outbox would break callers' transactions");
         }
         List<String> problems;
         try {
-            problems = d.storageProblems(engine.dataSource(), options.maxPayloadBytes());
+            problems = d.diagnostics().storageProblems(engine.dataSource(), options.maxPayloadBytes());
         } catch (SQLException e) {
             throw new DataAccessException("check how " + d.name() + " stores values", e);
         }
@@ -292,9 +293,11 @@ public final class Outbox {
             throw new ConfigurationException("age must not be negative, was " + age);
         }
         Dialect d = engine.dialect();
-        String where = d.quote("status") + " = " + Status.DELIVERED.code() + " AND " + d.quote("created_at") + " < "
-                + d.plusMillis(d.currentTimestamp(), -age.toMillis());
-        String sql = d.deleteBatch(Identifiers.quoteTable(d, table), List.of(d.quote(idColumn)), where, PURGE_BATCH);
+        String where = d.sql().quote("status") + " = " + Status.DELIVERED.code() + " AND "
+                + d.sql().quote("created_at") + " < "
+                + d.sql().plusMillis(d.sql().currentTimestamp(), -age.toMillis());
+        String sql = d.ownTables()
+                .deleteBatch(Identifiers.quoteTable(d, table), List.of(d.sql().quote(idColumn)), where, PURGE_BATCH);
         long total = 0;
         while (true) {
             int n = engine.transaction("purge outbox " + table, c -> {
@@ -336,7 +339,8 @@ public final class Outbox {
             try {
                 n = ps.executeUpdate();
             } catch (SQLException e) {
-                if (m.dedupKey() != null && engine.dialect().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+                if (m.dedupKey() != null
+                        && engine.dialect().diagnostics().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                     return new EnqueueResult.Duplicate(m.dedupKey());
                 }
                 throw e;

@@ -49,7 +49,7 @@ public final class StateTable<S extends Enum<S>> {
         this.qId = Identifiers.quote(d, idColumn);
         this.qState = Identifiers.quote(d, stateColumn);
         this.readSql = "SELECT " + qState + " FROM " + qTable + " WHERE " + qId + " = ?";
-        this.lockingReadSql = d.lockingSelect(qTable, qState, qId + " = ?");
+        this.lockingReadSql = d.ownTables().lockingSelect(qTable, qState, qId + " = ?");
     }
 
     /** The table name as configured. */
@@ -237,7 +237,7 @@ public final class StateTable<S extends Enum<S>> {
             for (S s : sources) {
                 codes.add(machine.code(s));
             }
-            SqlFragment guard = d.stateIn(qState, codes);
+            SqlFragment guard = d.sql().stateIn(qState, codes);
             StringBuilder sql = new StringBuilder("UPDATE ")
                     .append(qTable)
                     .append(" SET ")
@@ -245,7 +245,7 @@ public final class StateTable<S extends Enum<S>> {
                     .append(" = ?");
             for (int i = 0; i < columns.size(); i++) {
                 sql.append(", ").append(Identifiers.quote(d, columns.get(i))).append(" = ");
-                sql.append(nows.get(i) ? d.currentTimestamp() : "?");
+                sql.append(nows.get(i) ? d.sql().currentTimestamp() : "?");
             }
             sql.append(" WHERE ").append(qId).append(" = ? AND ").append(guard.sql());
             return new RenderedTransition(sql.toString(), guard.binds());

@@ -109,7 +109,7 @@ public final class Transition<S extends Enum<S>> {
         Objects.requireNonNull(connection, "connection");
         try {
             boolean protect =
-                    table.engine().dialect().failedStatementAbortsTransaction() && !connection.getAutoCommit();
+                    table.engine().dialect().traits().failedStatementAbortsTransaction() && !connection.getAutoCommit();
             if (!protect) {
                 return execute(connection);
             }
@@ -150,7 +150,7 @@ public final class Transition<S extends Enum<S>> {
             }
             count = ps.executeUpdate();
         } catch (SQLException e) {
-            SqlError error = table.engine().dialect().classify(e);
+            SqlError error = table.engine().dialect().diagnostics().classify(e);
             if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                 return new TransitionResult.Conflict<>(id, error.constraint());
             }

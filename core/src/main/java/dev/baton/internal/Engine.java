@@ -68,7 +68,7 @@ public final class Engine {
             try {
                 return once(transactional, work);
             } catch (SQLException e) {
-                SqlError error = dialect.classify(e);
+                SqlError error = dialect.diagnostics().classify(e);
                 if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
                     throw new DataAccessException(
                             operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);

@@ -117,7 +117,7 @@ public abstract class AbstractClaimQueueCompatibilityTest {
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + jobs.name() + " WHERE id = 4 AND lease_until > "
                         + SqlTypes.now(db.kind()) + " AND lease_until < "
-                        + dialect.plusMillis(SqlTypes.now(db.kind()), LEASE.toMillis() + 5_000))) {
+                        + dialect.sql().plusMillis(SqlTypes.now(db.kind()), LEASE.toMillis() + 5_000))) {
             rs.next();
             assertEquals(1, rs.getInt(1), "lease_until = database now + lease");
         }
