@@ -103,9 +103,9 @@ public final class Baton {
         return new Inbox(engine, table);
     }
 
-    /** The DDL of Baton's own tables, and a helper that creates them. */
-    public Schema schema() {
-        return new Schema(engine);
+    /** Baton's own tables (idempotency keys, inbox, outbox): their DDL, and a helper that creates them. */
+    public OwnTables ownTables() {
+        return new OwnTables(engine);
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.sql.Assignments;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -79,7 +79,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws ConfigurationException if out of range
      */
     public BulkTransition<S> batchSize(int rows) {
-        int max = table.engine().dialect().maxBatchSize();
+        int max = table.engine().dialect().traits().maxBatchSize();
         if (rows < 1 || rows > max) {
             throw new ConfigurationException("batchSize must be 1.." + max + ", was " + rows + " (bulk transition of "
                     + table.table() + " to " + target + ")");
@@ -95,7 +95,7 @@ public final class BulkTransition<S extends Enum<S>> {
 
     /** Runs batches, each in its own transaction on the data source, until a batch comes back short. */
     public BulkResult apply() {
-        ClaimStatement statement = render();
+        BatchUpdate statement = render();
         Engine engine = table.engine();
         String operation = "bulk transition " + table.table() + " to " + target;
         Engine.Drained done = engine.drain(operation, statement, batchSize);
@@ -106,7 +106,7 @@ public final class BulkTransition<S extends Enum<S>> {
     /** Runs batches on the caller's connection (in its transaction if one is open) until one comes back short. */
     public BulkResult apply(Connection connection) {
         Objects.requireNonNull(connection, "connection");
-        ClaimStatement statement = render();
+        BatchUpdate statement = render();
         try {
             Engine.Drained done = Engine.drain(connection, statement, batchSize);
             return new BulkResult(done.rows(), done.batches());
@@ -115,7 +115,7 @@ public final class BulkTransition<S extends Enum<S>> {
         }
     }
 
-    private ClaimStatement render() {
+    private BatchUpdate render() {
         return table.statements().bulk(sources, guards, target, extra, batchSize);
     }
 }

@@ -111,7 +111,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The largest batch the dialect allows. */
     public int maxBatchSize() {
-        return shape.dialect.maxBatchSize();
+        return shape.dialect.traits().maxBatchSize();
     }
 
     /**

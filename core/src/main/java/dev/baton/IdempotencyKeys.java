@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Stripe-like idempotency keys in a table Baton owns (see {@link Schema} for its DDL): the first request with a key
+ * Stripe-like idempotency keys in a table Baton owns (see {@link OwnTables} for its DDL): the first request with a key
  * does the work and stores its response; a retry of the same request replays the response; a concurrent retry is told
  * the work is in progress; a different request reusing the key is refused.
  *
@@ -66,7 +66,7 @@ public final class IdempotencyKeys {
         this.statements = new IdempotencyKeyStatements(d, table, options.lease(), options.retention());
         List<String> problems;
         try {
-            problems = d.storageProblems(engine.dataSource(), options.maxResponseBytes());
+            problems = d.diagnostics().storageProblems(engine.dataSource(), options.maxResponseBytes());
         } catch (SQLException e) {
             throw new DataAccessException("check how " + d.name() + " stores values", e);
         }

@@ -14,7 +14,7 @@ import java.util.Objects;
 
 /**
  * Deduplication of incoming messages (gateway callbacks, webhooks, queue deliveries) in a table Baton owns (see
- * {@link Schema} for its DDL): the first delivery of a {@code (source, message id)} wins, every later one is reported
+ * {@link OwnTables} for its DDL): the first delivery of a {@code (source, message id)} wins, every later one is reported
  * as {@link ReceiveResult.Duplicate}, never as an error.
  *
  * <pre>{@code

@@ -19,7 +19,7 @@ import java.util.OptionalLong;
  * in enqueue order per key. Immutable and thread-safe.
  *
  * <pre>{@code
- * baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE);
+ * baton.ownTables().createOutboxTable(Outbox.DEFAULT_TABLE);
  * Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
  *
  * // the callback: the transition and its announcement commit together, or not at all
@@ -154,13 +154,13 @@ public final class Outbox {
             b.orderedPerKey("msg_key");
         }
         this.queue = b.build();
-        if (d.failedStatementAbortsTransaction() && statements.noInsertIfAbsent()) {
+        if (d.traits().failedStatementAbortsTransaction() && statements.noInsertIfAbsent()) {
             throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
                     + " but renders no insert-if-absent: the outbox would break callers' transactions");
         }
         List<String> problems;
         try {
-            problems = d.storageProblems(engine.dataSource(), options.maxPayloadBytes());
+            problems = d.diagnostics().storageProblems(engine.dataSource(), options.maxPayloadBytes());
         } catch (SQLException e) {
             throw new DataAccessException("check how " + d.name() + " stores values", e);
         }

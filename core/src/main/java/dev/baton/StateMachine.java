@@ -305,7 +305,7 @@ public final class StateMachine<S extends Enum<S>> {
                                         + name + "')");
                     }
                     try {
-                        dev.baton.spi.Dialect.checkedTextCode(str);
+                        dev.baton.spi.SqlVocabulary.checkedTextCode(str);
                     } catch (IllegalArgumentException e) {
                         // codes are rendered into SQL as literals (see Dialect.codeLiteral): nothing may escape them
                         throw new ConfigurationException(

@@ -91,7 +91,7 @@ public final class Transition<S extends Enum<S>> {
         Objects.requireNonNull(connection, "connection");
         try {
             boolean protect =
-                    table.engine().dialect().failedStatementAbortsTransaction() && !connection.getAutoCommit();
+                    table.engine().dialect().traits().failedStatementAbortsTransaction() && !connection.getAutoCommit();
             if (!protect) {
                 return execute(connection);
             }

@@ -3,9 +3,16 @@ package dev.baton;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrowsExactly;
 
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.ColumnType;
+import dev.baton.spi.DatabaseInfo;
+import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.DialectTraits;
+import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlVocabulary;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.SQLException;
@@ -182,25 +189,74 @@ class AssignmentsRefusalTest {
 
     /** Renders plain ANSI SQL; executes nothing. */
     private static Dialect stubDialect() {
-        InvocationHandler h = (proxy, method, args) -> switch (method.getName()) {
-            case "name", "toString" -> "stub";
-            case "maxIdentifierLength" -> 63;
-            case "quote" -> "\"" + args[0] + "\"";
-            case "currentTimestamp" -> "CURRENT_TIMESTAMP";
-            case "plusMillis" -> args[0] + " + " + args[1];
-            case "plusMillisParam" -> args[0] + " + ?";
-            case "classify" -> SqlError.OTHER;
-            case "claimStatement" ->
-                ClaimStatement.of(List.of("stub claim"), (c, a) -> {
-                    throw new AssertionError("SQL reached");
-                });
-            default -> {
-                if (method.isDefault()) {
-                    yield InvocationHandler.invokeDefault(proxy, method, args);
-                }
-                throw new UnsupportedOperationException(method.getName());
+        SqlVocabulary sql = new SqlVocabulary() {
+            @Override
+            public String quote(String identifier) {
+                return "\"" + identifier + "\"";
+            }
+
+            @Override
+            public String currentTimestamp() {
+                return "CURRENT_TIMESTAMP";
+            }
+
+            @Override
+            public String plusMillis(String timestampSql, long millis) {
+                return timestampSql + " + " + millis;
+            }
+
+            @Override
+            public String plusMillisParam(String timestampSql) {
+                return timestampSql + " + ?";
+            }
+
+            @Override
+            public String columnType(ColumnType type) {
+                return type.name();
             }
         };
-        return (Dialect) Proxy.newProxyInstance(Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, h);
+        return new Dialect() {
+            @Override
+            public String name() {
+                return "stub";
+            }
+
+            @Override
+            public boolean supports(DatabaseInfo info) {
+                return true;
+            }
+
+            @Override
+            public DialectTraits traits() {
+                return DialectTraits.of(63);
+            }
+
+            @Override
+            public SqlVocabulary sql() {
+                return sql;
+            }
+
+            @Override
+            public BatchUpdate batchUpdate(BatchUpdateSpec spec) {
+                return BatchUpdate.of(List.of("stub claim"), (c, a) -> {
+                    throw new AssertionError("SQL reached");
+                });
+            }
+
+            @Override
+            public OwnTableDialect ownTables() {
+                return new OwnTableDialect() {};
+            }
+
+            @Override
+            public Diagnostics diagnostics() {
+                return e -> SqlError.OTHER;
+            }
+
+            @Override
+            public String toString() {
+                return "stub";
+            }
+        };
     }
 }

@@ -122,8 +122,7 @@ final class Summary {
                 .append(" ratios within one invocation, not absolute figures across invocations.\n")
                 .append("- Client and servers share the CPUs, so client-side CPU (Baton's included) competes with")
                 .append(" the servers; at high concurrency the machine is CPU-bound.\n")
-                .append("- Server settings are whatever the servers run with (table above); research/perf.md measured")
-                .append(" with 1 GB buffer pools, the numbers here may use smaller ones.\n");
+                .append("- Server settings are whatever the servers run with (table above).\n");
         Files.writeString(dir.resolve("summary.md"), md.toString());
     }
 

@@ -33,13 +33,14 @@ public final class Conditions {
         } else if (c instanceof Condition.In in) {
             return SqlFragment.inList(Identifiers.quote(d, in.column()), in.values());
         } else if (c instanceof Condition.StateIn s) {
-            return d.stateIn(Identifiers.quote(d, s.column()), s.codes());
+            return d.sql().stateIn(Identifiers.quote(d, s.column()), s.codes());
         } else if (c instanceof Condition.OlderThan o) {
             return SqlFragment.of(Identifiers.quote(d, o.column()) + " < "
-                    + d.plusMillis(d.currentTimestamp(), -o.age().toMillis()));
+                    + d.sql().plusMillis(d.sql().currentTimestamp(), -o.age().toMillis()));
         } else if (c instanceof Condition.Due due) {
             String col = Identifiers.quote(d, due.column());
-            return SqlFragment.of("(" + col + " IS NULL OR " + col + " <= " + d.currentTimestamp() + ")");
+            return SqlFragment.of(
+                    "(" + col + " IS NULL OR " + col + " <= " + d.sql().currentTimestamp() + ")");
         } else if (c instanceof Condition.AnyOf any) {
             List<SqlFragment> alts = new ArrayList<>();
             for (List<Condition> alt : any.alternatives()) {

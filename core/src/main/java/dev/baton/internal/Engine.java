@@ -3,7 +3,7 @@ package dev.baton.internal;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
 import dev.baton.RetryPolicy;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
@@ -72,7 +72,7 @@ public final class Engine {
             try {
                 return once(transactional, work);
             } catch (SQLException e) {
-                SqlError error = dialect.classify(e);
+                SqlError error = dialect.diagnostics().classify(e);
                 if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
                     throw new DataAccessException(
                             operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);
@@ -150,8 +150,8 @@ public final class Engine {
      * Runs one batch of a bounded batch update (a claim, a sweep, a bulk transition) on the data source: in a
      * transaction where the dialect's statement needs one to be atomic, else in autocommit mode.
      */
-    public List<Object[]> batchUpdate(String operation, ClaimStatement statement, Object[] args) {
-        return dialect.claimNeedsTransaction()
+    public List<Object[]> batchUpdate(String operation, BatchUpdate statement, Object[] args) {
+        return !dialect.traits().batchUpdateIsAtomic()
                 ? transaction(operation, c -> statement.execute(c, args))
                 : autocommit(operation, c -> statement.execute(c, args));
     }
@@ -160,12 +160,12 @@ public final class Engine {
      * Runs a bounded batch update on the data source, each batch as {@link #batchUpdate} does, until a batch comes back
      * short.
      */
-    public Drained drain(String operation, ClaimStatement statement, int batchSize) {
+    public Drained drain(String operation, BatchUpdate statement, int batchSize) {
         return drain(batchSize, () -> batchUpdate(operation, statement, NO_ARGS).size());
     }
 
     /** Runs a bounded batch update on the caller's connection until a batch comes back short. */
-    public static Drained drain(Connection c, ClaimStatement statement, int batchSize) throws SQLException {
+    public static Drained drain(Connection c, BatchUpdate statement, int batchSize) throws SQLException {
         return drain(batchSize, () -> statement.execute(c, NO_ARGS).size());
     }
 

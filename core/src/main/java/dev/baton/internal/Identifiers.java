@@ -34,12 +34,13 @@ public final class Identifiers {
     /** Checks an identifier against the dialect's limit and quotes it. */
     public static String quote(Dialect dialect, String identifier) {
         check(identifier);
-        if (identifier.length() > dialect.maxIdentifierLength()) {
+        if (identifier.length() > dialect.traits().maxIdentifierLength()) {
             throw new InvalidIdentifierException(
                     identifier,
-                    "longer than " + dialect.name() + "'s limit of " + dialect.maxIdentifierLength() + " characters");
+                    "longer than " + dialect.name() + "'s limit of "
+                            + dialect.traits().maxIdentifierLength() + " characters");
         }
-        return dialect.quote(identifier);
+        return dialect.sql().quote(identifier);
     }
 
     /** Checks and quotes a table name that may be qualified by one schema ({@code schema.table}). */

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.SchemaMismatchException;
 import dev.baton.StateMachine;
+import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -154,10 +155,10 @@ public final class SchemaCheck {
         }
         if (info == null) {
             String type = integer
-                    ? dialect.columnType(Dialect.ColumnType.INT)
-                    : dialect.columnType(Dialect.ColumnType.SHORT_TEXT);
+                    ? dialect.sql().columnType(ColumnType.INT)
+                    : dialect.sql().columnType(ColumnType.SHORT_TEXT);
             problems.add("state column " + column + " does not exist");
-            ddl.add(dialect.addColumn(qTable, Identifiers.quote(dialect, column), type + " NOT NULL"));
+            ddl.add(dialect.sql().addColumn(qTable, Identifiers.quote(dialect, column), type + " NOT NULL"));
             return;
         }
         if (integer && !isInteger(info)) {
@@ -173,17 +174,18 @@ public final class SchemaCheck {
     }
 
     /** Requires a column of a kind, suggesting DDL with {@code typeAndConstraints} if missing. */
-    public void requireColumn(String column, Dialect.ColumnType type, String constraints) {
+    public void requireColumn(String column, ColumnType type, String constraints) {
         if (!tableFound) {
             return;
         }
         ColumnInfo info = column(column);
         if (info == null) {
             problems.add("column " + column + " does not exist");
-            ddl.add(dialect.addColumn(
-                    qTable,
-                    Identifiers.quote(dialect, column),
-                    dialect.columnType(type) + (constraints.isEmpty() ? "" : " " + constraints)));
+            ddl.add(dialect.sql()
+                    .addColumn(
+                            qTable,
+                            Identifiers.quote(dialect, column),
+                            dialect.sql().columnType(type) + (constraints.isEmpty() ? "" : " " + constraints)));
             return;
         }
         boolean ok =
@@ -193,7 +195,8 @@ public final class SchemaCheck {
                     case TIMESTAMP -> isTimestamp(info);
                 };
         if (!ok) {
-            problems.add("column " + column + " is " + info.typeName() + ", expected " + dialect.columnType(type));
+            problems.add("column " + column + " is " + info.typeName() + ", expected "
+                    + dialect.sql().columnType(type));
         }
     }
 
@@ -222,7 +225,9 @@ public final class SchemaCheck {
     }
 
     private String shortName(String name) {
-        return name.length() <= dialect.maxIdentifierLength() ? name : name.substring(0, dialect.maxIdentifierLength());
+        return name.length() <= dialect.traits().maxIdentifierLength()
+                ? name
+                : name.substring(0, dialect.traits().maxIdentifierLength());
     }
 
     private static boolean isInteger(ColumnInfo c) {

@@ -15,19 +15,27 @@ class MySqlClassifyTest {
     void classifiesByVendorCodeNotSqlState() {
         assertEquals(
                 SqlError.uniqueViolation("uq_txn"),
-                d.classify(new SQLException("Duplicate entry 'tx-1' for key 'orders.uq_txn'", "23000", 1062)),
+                d.diagnostics()
+                        .classify(new SQLException("Duplicate entry 'tx-1' for key 'orders.uq_txn'", "23000", 1062)),
                 "MySQL 8 names the key table.key");
         assertEquals(
                 SqlError.uniqueViolation("uq_txn"),
-                d.classify(new SQLException("Duplicate entry 'tx-1' for key 'uq_txn'", "23000", 1062)),
+                d.diagnostics().classify(new SQLException("Duplicate entry 'tx-1' for key 'uq_txn'", "23000", 1062)),
                 "MariaDB names the key alone");
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("Deadlock found", "40001", 1213)));
+        assertEquals(SqlError.TRANSIENT, d.diagnostics().classify(new SQLException("Deadlock found", "40001", 1213)));
         // Connector/J reports the lock-wait timeout as 40001 though InnoDB rolled back only the statement
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("Lock wait timeout exceeded", "40001", 1205)));
         assertEquals(
-                SqlError.TRANSIENT, d.classify(new SQLException("Record has changed since last read", "HY000", 1020)));
-        assertEquals(SqlError.CONNECTION_LOST, d.classify(new SQLException("Connection was killed", "70100", 1927)));
-        assertEquals(SqlError.CONNECTION_LOST, d.classify(new SQLNonTransientConnectionException("Socket error")));
-        assertEquals(SqlError.OTHER, d.classify(new SQLException("Data too long", "22001", 1406)));
+                SqlError.TRANSIENT,
+                d.diagnostics().classify(new SQLException("Lock wait timeout exceeded", "40001", 1205)));
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics().classify(new SQLException("Record has changed since last read", "HY000", 1020)));
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("Connection was killed", "70100", 1927)));
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLNonTransientConnectionException("Socket error")));
+        assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Data too long", "22001", 1406)));
     }
 }

@@ -1,5 +1,6 @@
 -- Baton idempotency keys (dev.baton.IdempotencyKeys), PostgreSQL 12+.
--- The same DDL as baton.schema() renders for the default table name; Baton quotes every name.
+-- The only copy of this DDL: baton.ownTables() runs this file, renaming the quoted table and the names derived
+-- from it (<table>_<suffix>) for the table name given. Keep every name quoted.
 
 CREATE TABLE "baton_idempotency_keys" (
     "scope" VARCHAR(255) NOT NULL,

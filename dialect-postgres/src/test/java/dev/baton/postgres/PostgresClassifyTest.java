@@ -14,17 +14,23 @@ class PostgresClassifyTest {
     void classifiesByStateAndNamesTheConstraint() {
         assertEquals(
                 SqlError.uniqueViolation("orders_txn_key"),
-                d.classify(new SQLException(
-                        "ERROR: duplicate key value violates unique constraint \"orders_txn_key\"", "23505")));
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("deadlock detected", "40P01")));
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("could not serialize access", "40001")));
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("lock timeout", "55P03")));
-        assertEquals(SqlError.CONNECTION_LOST, d.classify(new SQLException("terminating connection", "57P01")));
-        assertEquals(SqlError.CONNECTION_LOST, d.classify(new SQLException("I/O error", "08006")));
-        assertEquals(SqlError.OTHER, d.classify(new SQLException("syntax error", "42601")));
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "ERROR: duplicate key value violates unique constraint \"orders_txn_key\"", "23505")));
+        assertEquals(SqlError.TRANSIENT, d.diagnostics().classify(new SQLException("deadlock detected", "40P01")));
+        assertEquals(
+                SqlError.TRANSIENT, d.diagnostics().classify(new SQLException("could not serialize access", "40001")));
+        assertEquals(SqlError.TRANSIENT, d.diagnostics().classify(new SQLException("lock timeout", "55P03")));
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("terminating connection", "57P01")));
+        assertEquals(SqlError.CONNECTION_LOST, d.diagnostics().classify(new SQLException("I/O error", "08006")));
+        assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("syntax error", "42601")));
         SQLException aborted = new SQLException("current transaction is aborted", "25P02");
         aborted.initCause(new SQLException("duplicate key value violates unique constraint \"x\"", "23505"));
         assertEquals(
-                SqlError.OTHER, d.classify(aborted), "the cause of an aborted transaction is not this statement's");
+                SqlError.OTHER,
+                d.diagnostics().classify(aborted),
+                "the cause of an aborted transaction is not this statement's");
     }
 }

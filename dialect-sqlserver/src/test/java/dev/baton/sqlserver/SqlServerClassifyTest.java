@@ -14,23 +14,28 @@ class SqlServerClassifyTest {
     void classifiesByErrorNumber() {
         assertEquals(
                 SqlError.uniqueViolation("UQ_orders_txn"),
-                d.classify(new SQLException(
-                        "Violation of UNIQUE KEY constraint 'UQ_orders_txn'. Cannot insert duplicate"
-                                + " key in object 'dbo.orders'. The duplicate key value is (tx-1).",
-                        "23000",
-                        2627)));
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Violation of UNIQUE KEY constraint 'UQ_orders_txn'. Cannot insert duplicate"
+                                        + " key in object 'dbo.orders'. The duplicate key value is (tx-1).",
+                                "23000",
+                                2627)));
         assertEquals(
                 SqlError.uniqueViolation("ux_orders_txn"),
-                d.classify(new SQLException(
-                        "Cannot insert duplicate key row in object 'dbo.orders' with unique index"
-                                + " 'ux_orders_txn'. The duplicate key value is (tx-1).",
-                        "23000",
-                        2601)));
-        assertEquals(SqlError.TRANSIENT, d.classify(new SQLException("chosen as the deadlock victim", "40001", 1205)));
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Cannot insert duplicate key row in object 'dbo.orders' with unique index"
+                                        + " 'ux_orders_txn'. The duplicate key value is (tx-1).",
+                                "23000",
+                                2601)));
         assertEquals(
                 SqlError.TRANSIENT,
-                d.classify(new SQLException("Lock request time out period exceeded", "S00051", 1222)));
-        assertEquals(SqlError.CONNECTION_LOST, d.classify(new SQLException("Connection reset", "08S01", 0)));
-        assertEquals(SqlError.OTHER, d.classify(new SQLException("Invalid column name", "S0001", 207)));
+                d.diagnostics().classify(new SQLException("chosen as the deadlock victim", "40001", 1205)));
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics().classify(new SQLException("Lock request time out period exceeded", "S00051", 1222)));
+        assertEquals(
+                SqlError.CONNECTION_LOST, d.diagnostics().classify(new SQLException("Connection reset", "08S01", 0)));
+        assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Invalid column name", "S0001", 207)));
     }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * The same work written by hand with the best SQL we know (DESIGN.md §2, research/perf.md (b')): each of T threads
+ * The same work written by hand with the best SQL we know: each of T threads
  * holds one connection (READ COMMITTED), claims a batch with a fresh token and a database-clock lease in one atomic
  * step (PostgreSQL: {@code MATERIALIZED} CTE + {@code UPDATE … RETURNING}, autocommit; MariaDB: {@code SELECT … FOR
  * UPDATE SKIP LOCKED} + {@code UPDATE} in one transaction), runs the no-op per row, then completes the batch with one

@@ -70,6 +70,6 @@ public class StateMachineBenchmarks {
     /** Classifying a unique violation (the {@code Conflict} path): SQLState switch and a regex on the message. */
     @Benchmark
     public SqlError classifyUniqueViolation() {
-        return postgres.classify(uniqueViolation);
+        return postgres.diagnostics().classify(uniqueViolation);
     }
 }

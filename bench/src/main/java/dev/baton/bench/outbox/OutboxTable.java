@@ -7,7 +7,7 @@ import java.sql.Statement;
 
 /**
  * The outbox table both variants write and drain: created, for both, by Baton's own DDL ({@code
- * baton.schema().outboxDdl}: identity/auto-increment id, the message columns, the claim bookkeeping columns, and the
+ * baton.ownTables().outboxDdl}: identity/auto-increment id, the message columns, the claim bookkeeping columns, and the
  * indexes {@code (dedup_key)} unique, {@code (status, id)} and {@code (msg_key, status, id)}), fresh for every run.
  */
 final class OutboxTable {
@@ -29,7 +29,7 @@ final class OutboxTable {
         boolean pg = target.kind() == Target.Kind.POSTGRES;
         try (Connection c = target.pool().getConnection();
                 Statement st = c.createStatement()) {
-            for (String sql : Baton.using(target.pool()).schema().outboxDdl(NAME)) {
+            for (String sql : Baton.using(target.pool()).ownTables().outboxDdl(NAME)) {
                 st.execute(sql);
             }
             String columns = " (id, topic, msg_key, payload, status, attempts, created_at)";

@@ -54,7 +54,7 @@ public final class OutboxWorkload implements Workload {
     @Override
     public String description(Options o) {
         return "Outbox enqueue + dispatch, end to end: from a fresh table `" + OutboxTable.NAME + "` (Baton's"
-                + " `schema().outboxDdl` for both variants) holding " + String.format("%,d", OutboxTable.HISTORY)
+                + " `ownTables().outboxDdl` for both variants) holding " + String.format("%,d", OutboxTable.HISTORY)
                 + " delivered messages of the same keys (ids below 1, statistics refreshed), P producer threads and D dispatcher threads start together"
                 + " (point `p=P d=D b=B`: B messages per claim); " + String.format("%,d", messages(o, 1))
                 + " messages per run with one producer, " + String.format("%,d", messages(o, 2)) + " with more, of "

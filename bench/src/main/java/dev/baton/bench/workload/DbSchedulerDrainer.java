@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The peer: db-scheduler one-time tasks on PostgreSQL with its fastest documented polling strategy,
  * {@code pollUsingLockAndFetch(1.0, 4.0)} (one {@code UPDATE … RETURNING} locks and fetches up to 4 × threads due
- * executions; each completion deletes its row in its own commit). As in {@code research/perf.md} §2(c).
+ * executions; each completion deletes its row in its own commit).
  */
 public final class DbSchedulerDrainer implements Drainer {
     /**

@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 /**
  * Workload 1: guarded single-row transitions per second, Baton against hand-written JDBC doing the same statement.
  *
- * <p>Table {@value #TABLE} has the shape of {@code research/perf.md} (a): {@code id BIGINT} primary key, {@code status
+ * <p>Table {@value #TABLE} has the shape of a typical hand-written state table: {@code id BIGINT} primary key, {@code status
  * VARCHAR(16)}, {@code version}, {@code updated_at}, and an index on {@code (status, id)}. Each of c threads owns the
  * ids {@code ≡ w (mod c)}, picks one at random, knows its state, and moves it one step along Pending → Processing →
  * Completed → Pending, so every statement must change exactly one row; a statement that does not is a failure (the

@@ -2,8 +2,8 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Param;
 import dev.baton.spi.SqlFragment;
 import java.util.ArrayList;
@@ -53,7 +53,7 @@ public final class Claimer<S extends Enum<S>, R> {
     private final RowFactory<R> rows;
     private final Object processingCode;
     private final String operation;
-    private final ConcurrentMap<Integer, ClaimStatement> statements = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, BatchUpdate> statements = new ConcurrentHashMap<>();
 
     /** A claimer for the queue of {@code shape}. */
     public Claimer(QueueShape<S> shape, RowFactory<R> rows) {
@@ -69,7 +69,7 @@ public final class Claimer<S extends Enum<S>, R> {
      * @throws ConfigurationException if {@code batchSize} is outside 1..the dialect's maximum
      */
     public List<R> claim(int batchSize) {
-        ClaimStatement statement = statement(batchSize);
+        BatchUpdate statement = statement(batchSize);
         ClaimArgs args = new ClaimArgs(processingCode, newToken());
         List<Object[]> returned = shape.engine.batchUpdate(operation, statement, args.toArray());
         if (returned.size() > batchSize) {
@@ -89,31 +89,32 @@ public final class Claimer<S extends Enum<S>, R> {
     }
 
     /** The cached claim statement of {@code batchSize} rows. */
-    public ClaimStatement statement(int batchSize) {
-        int max = shape.dialect.maxBatchSize();
+    public BatchUpdate statement(int batchSize) {
+        int max = shape.dialect.traits().maxBatchSize();
         if (batchSize < 1 || batchSize > max) {
             throw new ConfigurationException(
                     "batchSize must be 1.." + max + ", was " + batchSize + " (queue '" + shape.name + "')");
         }
-        return statements.computeIfAbsent(batchSize, n -> shape.dialect.claimStatement(spec(n)));
+        return statements.computeIfAbsent(batchSize, n -> shape.dialect.batchUpdate(spec(n)));
     }
 
     /** What the dialect renders a claim of {@code n} rows from. */
-    public ClaimSpec spec(int n) {
+    public BatchUpdateSpec spec(int n) {
         SqlFragment set = new SqlFragment(
                 shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.lease) + ", " + shape.qToken
                         + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
                 List.of(ClaimArgs.PROCESSING_CODE, ClaimArgs.TOKEN));
-        return new ClaimSpec(
-                shape.qTable,
-                shape.qId,
-                shape.claimWhere,
-                shape.orderBy,
-                set,
-                shape.returning,
-                n,
-                shape.pickGuard,
-                shape.returningBeforeUpdate);
+        BatchUpdateSpec.Builder spec = BatchUpdateSpec.builder(shape.qTable, shape.qId)
+                .where(shape.claimWhere)
+                .set(set)
+                .limit(n)
+                .orderBy(shape.orderBy)
+                .returning(shape.returning)
+                .returningBeforeUpdate(shape.returningBeforeUpdate);
+        if (shape.pickGuard != null) {
+            spec.pickGuard(shape.pickGuard);
+        }
+        return spec.build();
     }
 
     /** Arguments for a claim statement that is planned, not run (verify's plan check): token 0. */

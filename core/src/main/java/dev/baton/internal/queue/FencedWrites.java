@@ -193,7 +193,10 @@ public final class FencedWrites<S extends Enum<S>> {
                 String update = sql.computeIfAbsent(
                         "retry",
                         k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
-                                + shape.qNext + " = " + shape.dialect.plusMillisParam(shape.dialect.currentTimestamp())
+                                + shape.qNext + " = "
+                                + shape.dialect
+                                        .sql()
+                                        .plusMillisParam(shape.dialect.sql().currentTimestamp())
                                 + ", " + shape.qError + " = ?" + shape.fence);
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(shape.claimable));

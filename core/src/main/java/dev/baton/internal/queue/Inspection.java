@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.QueueHealth;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
+import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
@@ -33,7 +34,7 @@ public final class Inspection<S extends Enum<S>> {
     /** Measures the queue (one query, database clock). */
     public QueueHealth health() {
         Dialect d = shape.dialect;
-        String now = d.currentTimestamp();
+        String now = d.sql().currentTimestamp();
         String qLease = shape.qLease;
         String ageColumn = shape.def.ageColumn();
         SqlFragment eligibleNow = shape.claimWhere;
@@ -99,13 +100,13 @@ public final class Inspection<S extends Enum<S>> {
             SchemaCheck check = new SchemaCheck(c, d, shape.table);
             check.requireUniqueKey(def.idColumn());
             check.requireStateColumn(def.stateColumn(), shape.machine);
-            check.requireColumn(def.leaseColumn(), Dialect.ColumnType.TIMESTAMP, "");
-            check.requireColumn(def.tokenColumn(), Dialect.ColumnType.BIGINT, "");
-            check.requireColumn(def.attemptsColumn(), Dialect.ColumnType.INT, "NOT NULL DEFAULT 0");
-            check.requireColumn(def.nextAttemptColumn(), Dialect.ColumnType.TIMESTAMP, "");
-            check.requireColumn(def.errorColumn(), Dialect.ColumnType.TEXT, "");
+            check.requireColumn(def.leaseColumn(), ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.tokenColumn(), ColumnType.BIGINT, "");
+            check.requireColumn(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0");
+            check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
-                Optional<String> plan = d.claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
+                Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
             }
             check.throwIfProblems();
@@ -118,18 +119,19 @@ public final class Inspection<S extends Enum<S>> {
         Dialect d = shape.dialect;
         String[] parts = Identifiers.splitTable(shape.table);
         String base = "ix_" + parts[parts.length - 1] + "_" + shape.name.replaceAll("[^A-Za-z0-9_]", "_") + "_claim";
-        if (base.length() > d.maxIdentifierLength()) {
-            base = base.substring(0, d.maxIdentifierLength());
+        if (base.length() > d.traits().maxIdentifierLength()) {
+            base = base.substring(0, d.traits().maxIdentifierLength());
         }
         // the partial form covers the processing state too, so the expiry sweep has an index as well
         List<S> active = new ArrayList<>(List.of(shape.claimable, shape.processing));
         if (shape.sending != null) {
             active.add(shape.sending);
         }
-        return d.claimIndex(
-                Identifiers.quote(d, base),
-                shape.qTable,
-                shape.orderBy,
-                shape.in(active).sql());
+        return d.sql()
+                .claimIndex(
+                        Identifiers.quote(d, base),
+                        shape.qTable,
+                        shape.orderBy,
+                        shape.in(active).sql());
     }
 }

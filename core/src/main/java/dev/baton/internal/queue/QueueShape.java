@@ -126,7 +126,7 @@ public final class QueueShape<S extends Enum<S>> {
                 blocking.add(machine.code(sending));
                 blocking.add(machine.code(unknown));
             }
-            SqlFragment states = d.stateIn("baton_prior." + qState, blocking);
+            SqlFragment states = d.sql().stateIn("baton_prior." + qState, blocking);
             this.pickGuard = new SqlFragment(
                     "NOT EXISTS (SELECT 1 FROM " + qTable + " baton_prior WHERE baton_prior." + key + " = " + self + "."
                             + key + " AND baton_prior." + qId + " < " + self + "." + qId + " AND " + states.sql() + ")",
@@ -185,7 +185,7 @@ public final class QueueShape<S extends Enum<S>> {
         for (S s : states) {
             codes.add(machine.code(s));
         }
-        return dialect.stateIn(qState, codes);
+        return dialect.sql().stateIn(qState, codes);
     }
 
     /** A condition on the state column. */
@@ -195,6 +195,6 @@ public final class QueueShape<S extends Enum<S>> {
 
     /** {@code <database now> + d}. */
     public String nowPlus(Duration d) {
-        return dialect.plusMillis(dialect.currentTimestamp(), d.toMillis());
+        return dialect.sql().plusMillis(dialect.sql().currentTimestamp(), d.toMillis());
     }
 }

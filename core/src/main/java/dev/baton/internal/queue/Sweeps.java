@@ -1,8 +1,8 @@
 package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
@@ -22,8 +22,8 @@ public final class Sweeps<S extends Enum<S>> {
     private static final int BATCH = 500;
 
     private final QueueShape<S> shape;
-    private final ClaimStatement reclaim;
-    private final ClaimStatement expireSends;
+    private final BatchUpdate reclaim;
+    private final BatchUpdate expireSends;
 
     /** The sweeps of the queue of {@code shape}, rendered once. */
     public Sweeps(QueueShape<S> shape) {
@@ -57,13 +57,20 @@ public final class Sweeps<S extends Enum<S>> {
         return moved + lost;
     }
 
-    private ClaimStatement sweep(S from, S to) {
+    private BatchUpdate sweep(S from, S to) {
         Dialect d = shape.dialect;
         SqlFragment where = SqlFragment.join(
-                " AND ", List.of(shape.in(List.of(from)), SqlFragment.of(shape.qLease + " < " + d.currentTimestamp())));
+                " AND ",
+                List.of(
+                        shape.in(List.of(from)),
+                        SqlFragment.of(shape.qLease + " < " + d.sql().currentTimestamp())));
         SqlFragment set =
                 new SqlFragment(shape.qState + " = ?, " + shape.qLease + " = NULL", List.of(shape.machine.code(to)));
-        return d.claimStatement(new ClaimSpec(shape.qTable, shape.qId, where, List.of(), set, List.of(), BATCH));
+        return d.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
+                .where(where)
+                .set(set)
+                .limit(BATCH)
+                .build());
     }
 
     /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */

@@ -96,7 +96,7 @@ public final class Assignments {
             sql.append(", ")
                     .append(Identifiers.quote(dialect, a.column()))
                     .append(" = ")
-                    .append(a.now() ? dialect.currentTimestamp() : "?");
+                    .append(a.now() ? dialect.sql().currentTimestamp() : "?");
         }
         return sql;
     }

@@ -7,8 +7,8 @@ import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Identifiers;
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
@@ -58,7 +58,7 @@ public final class TableStatements<S extends Enum<S>> {
         this.qId = Identifiers.quote(dialect, idColumn);
         this.qState = Identifiers.quote(dialect, stateColumn);
         this.readSql = "SELECT " + qState + " FROM " + qTable + " WHERE " + qId + " = ?";
-        this.lockingReadSql = dialect.lockingSelect(qTable, qState, qId + " = ?");
+        this.lockingReadSql = dialect.ownTables().lockingSelect(qTable, qState, qId + " = ?");
         this.managed = Set.of(Assignments.lower(idColumn), Assignments.lower(stateColumn));
         this.owner = "the transition (it is the id or state column of " + table + ")";
     }
@@ -86,7 +86,7 @@ public final class TableStatements<S extends Enum<S>> {
         }
         key.append(extra.key());
         return transitions.computeIfAbsent(key.toString(), k -> {
-            SqlFragment guard = dialect.stateIn(qState, codes(sources));
+            SqlFragment guard = dialect.sql().stateIn(qState, codes(sources));
             StringBuilder sql = new StringBuilder("UPDATE ")
                     .append(qTable)
                     .append(" SET ")
@@ -115,7 +115,7 @@ public final class TableStatements<S extends Enum<S>> {
             Rows.bind(ps, 1, binds);
             count = ps.executeUpdate();
         } catch (SQLException e) {
-            SqlError error = dialect.classify(e);
+            SqlError error = dialect.diagnostics().classify(e);
             if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                 return new TransitionResult.Conflict<>(id, error.constraint());
             }
@@ -162,7 +162,7 @@ public final class TableStatements<S extends Enum<S>> {
      * One batch of a bulk transition: rows in {@code sources} matching {@code guards} move to {@code target} with the
      * extra assignments, at most {@code batchSize} rows, skipping rows other transactions hold locked.
      */
-    public ClaimStatement bulk(List<S> sources, List<Condition> guards, S target, Assignments extra, int batchSize) {
+    public BatchUpdate bulk(List<S> sources, List<Condition> guards, S target, Assignments extra, int batchSize) {
         check(extra);
         List<Condition> all = new ArrayList<>();
         all.add(new Condition.StateIn(stateColumn, codes(sources), sources));
@@ -172,14 +172,12 @@ public final class TableStatements<S extends Enum<S>> {
         List<Object> setBinds = new ArrayList<>();
         setBinds.add(machine.code(target));
         extra.addValues(setBinds);
-        return dialect.claimStatement(new ClaimSpec(
-                qTable,
-                qId,
-                Conditions.and(dialect, all),
-                List.of(), // a sweep needs no order; leaving it out lets the database use the state index
-                new SqlFragment(set.toString(), setBinds),
-                List.of(),
-                batchSize));
+        // a bulk move needs no order; leaving it out lets the database use the state index
+        return dialect.batchUpdate(BatchUpdateSpec.builder(qTable, qId)
+                .where(Conditions.and(dialect, all))
+                .set(new SqlFragment(set.toString(), setBinds))
+                .limit(batchSize)
+                .build());
     }
 
     private List<Object> codes(List<S> states) {

@@ -43,39 +43,42 @@ public final class IdempotencyKeyStatements {
     public IdempotencyKeyStatements(Dialect d, String table, Duration lease, Duration retention) {
         this.dialect = d;
         String t = Identifiers.quoteTable(d, table);
-        String scope = d.quote("scope");
-        String key = d.quote("idempotency_key");
-        String fingerprint = d.quote("fingerprint");
-        String state = d.quote("state");
-        String token = d.quote("token");
-        String attempts = d.quote("attempts");
-        String lockedUntil = d.quote("locked_until");
-        String response = d.quote("response");
-        String createdAt = d.quote("created_at");
-        String updatedAt = d.quote("updated_at");
-        String now = d.currentTimestamp();
-        String leaseEnd = d.plusMillis(now, lease.toMillis());
+        String scope = d.sql().quote("scope");
+        String key = d.sql().quote("idempotency_key");
+        String fingerprint = d.sql().quote("fingerprint");
+        String state = d.sql().quote("state");
+        String token = d.sql().quote("token");
+        String attempts = d.sql().quote("attempts");
+        String lockedUntil = d.sql().quote("locked_until");
+        String response = d.sql().quote("response");
+        String createdAt = d.sql().quote("created_at");
+        String updatedAt = d.sql().quote("updated_at");
+        String now = d.sql().currentTimestamp();
+        String leaseEnd = d.sql().plusMillis(now, lease.toMillis());
         String byKey = scope + " = ? AND " + key + " = ?";
         String owned = byKey + " AND " + token + " = ? AND " + state + " = " + IN_PROGRESS;
-        this.insertSql = d.insertIfAbsent(
-                t,
-                List.of(scope, key, fingerprint, state, token, attempts, lockedUntil, createdAt, updatedAt),
-                List.of("?", "?", "?", IN_PROGRESS, "?", "1", leaseEnd, now, now),
-                List.of(scope, key));
+        this.insertSql = d.ownTables()
+                .insertIfAbsent(
+                        t,
+                        List.of(scope, key, fingerprint, state, token, attempts, lockedUntil, createdAt, updatedAt),
+                        List.of("?", "?", "?", IN_PROGRESS, "?", "1", leaseEnd, now, now),
+                        List.of(scope, key));
         this.takeOverSql = "UPDATE " + t + " SET " + token + " = ?, " + attempts + " = " + attempts + " + 1, "
                 + lockedUntil + " = " + leaseEnd + ", " + updatedAt + " = " + now + " WHERE " + byKey + " AND "
                 + fingerprint + " = ? AND " + state + " = " + IN_PROGRESS + " AND " + lockedUntil + " < " + now;
-        this.readSql = d.lockingSelect(t, String.join(", ", fingerprint, state, token, attempts, response), byKey);
+        this.readSql =
+                d.ownTables().lockingSelect(t, String.join(", ", fingerprint, state, token, attempts, response), byKey);
         this.completeSql = "UPDATE " + t + " SET " + state + " = '" + COMPLETED + "', " + response + " = ?, "
                 + lockedUntil + " = NULL, " + updatedAt + " = " + now + " WHERE " + owned;
         this.failSql = "DELETE FROM " + t + " WHERE " + owned;
-        this.deleteBatch = Math.min(500, d.maxBatchSize());
-        this.deleteExpiredSql = d.deleteBatch(
-                t,
-                List.of(scope, key),
-                updatedAt + " < " + d.plusMillis(now, -retention.toMillis()) + " AND (" + state + " = '" + COMPLETED
-                        + "' OR " + lockedUntil + " < " + now + ")",
-                deleteBatch);
+        this.deleteBatch = Math.min(500, d.traits().maxBatchSize());
+        this.deleteExpiredSql = d.ownTables()
+                .deleteBatch(
+                        t,
+                        List.of(scope, key),
+                        updatedAt + " < " + d.sql().plusMillis(now, -retention.toMillis()) + " AND (" + state + " = '"
+                                + COMPLETED + "' OR " + lockedUntil + " < " + now + ")",
+                        deleteBatch);
     }
 
     /** Inserts a started key unless one exists; true if inserted. */
@@ -87,7 +90,7 @@ public final class IdempotencyKeyStatements {
             ps.setLong(4, fence);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
-            if (dialect.classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+            if (dialect.diagnostics().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                 return false; // the dialect's insert-if-absent reports a present key as a unique violation
             }
             throw e;

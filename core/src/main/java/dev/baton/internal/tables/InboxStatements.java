@@ -28,19 +28,20 @@ public final class InboxStatements {
     public InboxStatements(Dialect d, String table) {
         this.dialect = d;
         this.quotedTable = Identifiers.quoteTable(d, table);
-        String source = d.quote("source");
-        String messageId = d.quote("message_id");
-        String receipt = d.quote("receipt");
-        this.quotedReceivedAt = d.quote("received_at");
+        String source = d.sql().quote("source");
+        String messageId = d.sql().quote("message_id");
+        String receipt = d.sql().quote("receipt");
+        this.quotedReceivedAt = d.sql().quote("received_at");
         this.keyColumns = List.of(source, messageId);
-        this.insertSql = d.insertIfAbsent(
-                quotedTable,
-                List.of(source, messageId, receipt, quotedReceivedAt),
-                List.of("?", "?", "?", d.currentTimestamp()),
-                keyColumns);
+        this.insertSql = d.ownTables()
+                .insertIfAbsent(
+                        quotedTable,
+                        List.of(source, messageId, receipt, quotedReceivedAt),
+                        List.of("?", "?", "?", d.sql().currentTimestamp()),
+                        keyColumns);
         this.readSql =
                 "SELECT " + receipt + " FROM " + quotedTable + " WHERE " + source + " = ? AND " + messageId + " = ?";
-        this.deleteBatch = Math.min(500, d.maxBatchSize());
+        this.deleteBatch = Math.min(500, d.traits().maxBatchSize());
     }
 
     /** Records the delivery unless it is recorded; true if this call recorded it. */
@@ -51,7 +52,7 @@ public final class InboxStatements {
             ps.setLong(3, receipt);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
-            if (dialect.classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
+            if (dialect.diagnostics().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
                 throw e;
             }
             return false; // the dialect's insert-if-absent reports a present row as a unique violation
@@ -71,11 +72,13 @@ public final class InboxStatements {
 
     /** One batch of deleting deliveries older than {@code age} (database clock). */
     public String deleteSql(Duration age) {
-        return dialect.deleteBatch(
-                quotedTable,
-                keyColumns,
-                quotedReceivedAt + " < " + dialect.plusMillis(dialect.currentTimestamp(), -age.toMillis()),
-                deleteBatch);
+        return dialect.ownTables()
+                .deleteBatch(
+                        quotedTable,
+                        keyColumns,
+                        quotedReceivedAt + " < "
+                                + dialect.sql().plusMillis(dialect.sql().currentTimestamp(), -age.toMillis()),
+                        deleteBatch);
     }
 
     /** Runs {@code deleteSql} in autocommit batches until one comes back short; the rows deleted. */

@@ -31,18 +31,19 @@ public final class OutboxStatements {
         this.table = table;
         String q = Identifiers.quoteTable(d, table);
         List<String> columns = List.of(
-                d.quote("topic"),
-                d.quote("msg_key"),
-                d.quote("payload"),
-                d.quote("headers"),
-                d.quote("dedup_key"),
-                d.quote("status"),
-                d.quote("attempts"),
-                d.quote("created_at"));
-        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.currentTimestamp());
+                d.sql().quote("topic"),
+                d.sql().quote("msg_key"),
+                d.sql().quote("payload"),
+                d.sql().quote("headers"),
+                d.sql().quote("dedup_key"),
+                d.sql().quote("status"),
+                d.sql().quote("attempts"),
+                d.sql().quote("created_at"));
+        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.sql().currentTimestamp());
         this.insertSql =
                 "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
-        this.insertIfAbsentSql = d.insertIfAbsent(q, columns, values, List.of(d.quote("dedup_key")));
+        this.insertIfAbsentSql =
+                d.ownTables().insertIfAbsent(q, columns, values, List.of(d.sql().quote("dedup_key")));
     }
 
     /** True when the dialect renders no insert-if-absent (a duplicate is then reported by a unique violation). */
@@ -68,7 +69,7 @@ public final class OutboxStatements {
             try {
                 n = ps.executeUpdate();
             } catch (SQLException e) {
-                if (dedupKey != null && dialect.classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+                if (dedupKey != null && dialect.diagnostics().classify(e).kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                     return OptionalLong.empty();
                 }
                 throw e;
@@ -91,9 +92,11 @@ public final class OutboxStatements {
      */
     public long purge(Engine engine, int status, Duration age, int batch) {
         Dialect d = dialect;
-        String where = d.quote("status") + " = " + status + " AND " + d.quote("created_at") + " < "
-                + d.plusMillis(d.currentTimestamp(), -age.toMillis());
-        String sql = d.deleteBatch(Identifiers.quoteTable(d, table), List.of(d.quote(ID)), where, batch);
+        String where =
+                d.sql().quote("status") + " = " + status + " AND " + d.sql().quote("created_at") + " < "
+                        + d.sql().plusMillis(d.sql().currentTimestamp(), -age.toMillis());
+        String sql = d.ownTables()
+                .deleteBatch(Identifiers.quoteTable(d, table), List.of(d.sql().quote(ID)), where, batch);
         return Engine.drain(
                         batch, () -> engine.transaction("purge outbox " + table, c -> Engine.update(c, sql, List.of())))
                 .rows();

@@ -157,7 +157,7 @@ final class GuideSnippets {
 
     static void outbox(Baton baton, StateTable<PaymentStatus> orders, long orderId, String txId) throws Exception {
         // tag::outbox[]
-        baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE); // or ship the dialect's DDL with your migrations
+        baton.ownTables().createOutboxTable(Outbox.DEFAULT_TABLE); // or ship the dialect's DDL with your migrations
         Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
 
         // the callback: the transition and its announcement commit together; a duplicate callback enqueues nothing

@@ -22,9 +22,9 @@ final class IdempotencyPageSnippets {
     record Event(String id) {}
 
     static List<String> tables(Baton baton) {
-        baton.schema().createIdempotencyKeysTable(IdempotencyKeys.DEFAULT_TABLE); // no-op when it exists
-        baton.schema().createInboxTable(Inbox.DEFAULT_TABLE);
-        List<String> ddl = baton.schema().idempotencyKeysDdl("app.idempotency_keys"); // the statements, to review
+        baton.ownTables().createIdempotencyKeysTable(IdempotencyKeys.DEFAULT_TABLE); // no-op when it exists
+        baton.ownTables().createInboxTable(Inbox.DEFAULT_TABLE);
+        List<String> ddl = baton.ownTables().idempotencyKeysDdl("app.idempotency_keys"); // the statements, to review
         return ddl;
     }
 

@@ -82,7 +82,7 @@ final class ReadmeQuickStart {
         // end::readme-queue[]
 
         // tag::readme-outbox[]
-        baton.schema().createOutboxTable(Outbox.DEFAULT_TABLE); // DDL also ships as resources for Flyway/Liquibase
+        baton.ownTables().createOutboxTable(Outbox.DEFAULT_TABLE); // DDL also ships as resources for Flyway/Liquibase
         Outbox outbox = baton.outbox(Outbox.DEFAULT_TABLE);
         outbox.transitionAndEnqueue( // one transaction; a duplicate callback enqueues nothing
                 orders.transition(orderId, Payment.PENDING, Payment.PAID).set("payment_transaction_id", gatewayTxId),

@@ -70,7 +70,7 @@ public final class Parking {
      * @param dsl jOOQ on the database
      * @param billsTable the bills table
      * @param couponsTable the coupons table
-     * @param inboxTable Baton's inbox table ({@code baton.schema().createInboxTable(...)})
+     * @param inboxTable Baton's inbox table ({@code baton.ownTables().createInboxTable(...)})
      */
     public Parking(Baton baton, DSLContext dsl, String billsTable, String couponsTable, String inboxTable) {
         this.dsl = dsl;

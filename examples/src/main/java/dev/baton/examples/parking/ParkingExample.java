@@ -25,7 +25,7 @@ public final class ParkingExample {
     /** The example's body. */
     public static void run(ExampleMain.Session s) throws Exception {
         String inbox = "baton_inbox_" + s.schema().suffix();
-        s.baton().schema().createInboxTable(inbox);
+        s.baton().ownTables().createInboxTable(inbox);
         try {
             Parking parking = new Parking(
                     s.baton(),

@@ -26,8 +26,8 @@ public final class Retry {
                 return transaction.get();
             } catch (RuntimeException e) {
                 SQLException cause = sqlCause(e);
-                boolean retryable =
-                        cause != null && baton.dialect().classify(cause).retryable();
+                boolean retryable = cause != null
+                        && baton.dialect().diagnostics().classify(cause).retryable();
                 if (!retryable || attempt == 5) {
                     throw e;
                 }

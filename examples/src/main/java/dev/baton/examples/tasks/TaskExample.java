@@ -28,7 +28,7 @@ public final class TaskExample {
     /** The example's body. */
     public static void run(ExampleMain.Session s) throws Exception {
         String keysTable = "baton_keys_" + s.schema().suffix();
-        s.baton().schema().createIdempotencyKeysTable(keysTable);
+        s.baton().ownTables().createIdempotencyKeysTable(keysTable);
         try {
             IdempotencyKeys keys = s.baton()
                     .idempotencyKeys(

@@ -167,7 +167,7 @@ public final class TaskRuns {
     private Field<OffsetDateTime> databaseNowPlus(Duration delay) {
         var dialect = baton.dialect();
         return DSL.field(
-                dialect.plusMillis(dialect.currentTimestamp(), delay.toMillis()),
+                dialect.sql().plusMillis(dialect.sql().currentTimestamp(), delay.toMillis()),
                 TASK_EXECUTIONS.EXECUTE_AT.getDataType());
     }
 

@@ -47,7 +47,7 @@ class ParkingExampleTest {
         Lot(Supplier<TestDatabase> server) {
             f = Fixture.on(server);
             inbox = "baton_inbox_" + f.schema.suffix();
-            f.baton.schema().createInboxTable(inbox);
+            f.baton.ownTables().createInboxTable(inbox);
             parking = new Parking(f.baton, f.dsl, f.table("parking_bills"), f.table("parking_coupons"), inbox);
         }
 

@@ -46,7 +46,7 @@ class TaskExampleTest {
         Jobs(Supplier<TestDatabase> server) {
             f = Fixture.on(server);
             keysTable = "baton_keys_" + f.schema.suffix();
-            f.baton.schema().createIdempotencyKeysTable(keysTable);
+            f.baton.ownTables().createIdempotencyKeysTable(keysTable);
             // tag::task-keys[]
             IdempotencyKeys keys = f.baton.idempotencyKeys(
                     keysTable, IdempotencyKeys.Options.defaults().lease(Duration.ofHours(1)));

@@ -112,7 +112,7 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + jobs.name() + " WHERE id = 4 AND lease_until > "
                         + db.kind().now() + " AND lease_until < "
-                        + dialect.plusMillis(db.kind().now(), LEASE.toMillis() + 5_000))) {
+                        + dialect.sql().plusMillis(db.kind().now(), LEASE.toMillis() + 5_000))) {
             rs.next();
             assertEquals(1, rs.getInt(1), "lease_until = database now + lease");
         }

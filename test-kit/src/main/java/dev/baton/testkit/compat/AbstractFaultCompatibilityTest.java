@@ -166,17 +166,17 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
         sendingF = jobs.sendingQueue(faulty, LEASE);
         sendingLaterF = jobs.sendingQueue(faultyLater, LEASE);
         outboxTable = TestDatabases.uniqueName("fobox");
-        real.schema().createOutboxTable(outboxTable);
+        real.ownTables().createOutboxTable(outboxTable);
         Outbox.Options options = Outbox.Options.defaults().lease(LEASE);
         outboxR = real.outbox(outboxTable, options);
         outboxF = faulty.outbox(outboxTable, options);
         outboxLaterR = realLater.outbox(outboxTable, options);
         keysTable = TestDatabases.uniqueName("fkeys");
-        real.schema().createIdempotencyKeysTable(keysTable);
+        real.ownTables().createIdempotencyKeysTable(keysTable);
         keysR = real.idempotencyKeys(keysTable);
         keysF = faulty.idempotencyKeys(keysTable);
         inboxTable = TestDatabases.uniqueName("finbox");
-        real.schema().createInboxTable(inboxTable);
+        real.ownTables().createInboxTable(inboxTable);
         inboxR = real.inbox(inboxTable);
         inboxF = faulty.inbox(inboxTable);
     }

@@ -56,7 +56,7 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
     @BeforeEach
     void tables() {
         table = TestDatabases.uniqueName("outbox");
-        assertTrue(baton.schema().createOutboxTable(table));
+        assertTrue(baton.ownTables().createOutboxTable(table));
         outbox = baton.outbox(
                 table,
                 Outbox.Options.defaults().retry(RetryPolicy.fixed(Duration.ZERO).maxAttempts(3)));
@@ -84,12 +84,8 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
     }
 
     @Test
-    void shippedDdlResourceIsWhatTheHelperRuns() {
-        String resource = DdlScripts.resource(baton.dialect(), "V3__baton_outbox.sql");
-        assertEquals(
-                DdlScripts.script(baton.schema().outboxDdl(Outbox.DEFAULT_TABLE)),
-                DdlScripts.withoutComments(resource));
-        assertTrue(!baton.schema().createOutboxTable(table), "creating it again is a no-op");
+    void theShippedTableIsCreatedOnceAndServesItsClaim() {
+        assertTrue(!baton.ownTables().createOutboxTable(table), "creating it again is a no-op");
         outbox.queue().verify(); // the library's own table serves its claim with an index
     }
 

@@ -348,7 +348,7 @@ public abstract class AbstractTransitionCompatibilityTest extends DatabaseSuite 
         assertThrows(InvalidIdentifierException.class, () -> baton.table(null));
         assertThrows(
                 InvalidIdentifierException.class,
-                () -> baton.table("x".repeat(baton.dialect().maxIdentifierLength() + 1)));
+                () -> baton.table("x".repeat(baton.dialect().traits().maxIdentifierLength() + 1)));
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             s.executeQuery("SELECT COUNT(*) FROM " + canary).close();

@@ -1,29 +1,37 @@
 package dev.baton.testkit.compat;
 
-import dev.baton.spi.ClaimSpec;
-import dev.baton.spi.ClaimStatement;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.DatabaseInfo;
+import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
-import dev.baton.spi.SqlError;
-import dev.baton.spi.SqlFragment;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.List;
-import java.util.Optional;
+import dev.baton.spi.DialectTraits;
+import dev.baton.spi.OwnTableDialect;
+import dev.baton.spi.SqlVocabulary;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 
 /**
  * A test-only dialect whose database clock runs {@code offsetMillis} ahead of the real one: every lease, due time
  * and expiry check of a Baton built on it is computed from {@code now + offset}, by the database. Advancing time is
  * building a new instance with a larger offset (SQL is rendered per Baton instance). The JVM clock is never read.
+ *
+ * <p>It changes one word of the vocabulary, {@link SqlVocabulary#currentTimestamp()}; every other part of the dialect
+ * is the delegate's own object, and every other word of its vocabulary (default methods included) reaches the
+ * delegate's vocabulary through a proxy, so nothing can fall back to a default by being forgotten here.
  */
 public final class ShiftedClockDialect implements Dialect {
     private final Dialect delegate;
     private final long offsetMillis;
+    private final SqlVocabulary sql;
 
     /** Wraps {@code delegate}, shifting its clock by {@code offsetMillis}. */
     public ShiftedClockDialect(Dialect delegate, long offsetMillis) {
         this.delegate = delegate;
         this.offsetMillis = offsetMillis;
+        this.sql = shifted(delegate.sql(), offsetMillis);
     }
 
     /** The shift. */
@@ -42,108 +50,55 @@ public final class ShiftedClockDialect implements Dialect {
     }
 
     @Override
-    public int maxIdentifierLength() {
-        return delegate.maxIdentifierLength();
+    public DialectTraits traits() {
+        return delegate.traits();
     }
 
     @Override
-    public String quote(String identifier) {
-        return delegate.quote(identifier);
+    public SqlVocabulary sql() {
+        return sql;
     }
 
     @Override
-    public String currentTimestamp() {
-        return delegate.plusMillis(delegate.currentTimestamp(), offsetMillis);
+    public BatchUpdate batchUpdate(BatchUpdateSpec spec) {
+        return delegate.batchUpdate(spec);
     }
 
     @Override
-    public String plusMillis(String timestampSql, long millis) {
-        return delegate.plusMillis(timestampSql, millis);
+    public OwnTableDialect ownTables() {
+        return delegate.ownTables();
     }
 
     @Override
-    public String plusMillisParam(String timestampSql) {
-        return delegate.plusMillisParam(timestampSql);
+    public Diagnostics diagnostics() {
+        return delegate.diagnostics();
     }
 
-    @Override
-    public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
-        return delegate.stateIn(quotedColumn, codes);
+    /** {@code words} with {@code currentTimestamp()} shifted; every other call goes to {@code words} itself. */
+    private static SqlVocabulary shifted(SqlVocabulary words, long offsetMillis) {
+        String now = words.plusMillis(words.currentTimestamp(), offsetMillis);
+        InvocationHandler handler = (proxy, method, args) -> {
+            if (method.getName().equals("currentTimestamp") && method.getParameterCount() == 0) {
+                return now;
+            }
+            if (method.getDeclaringClass() == Object.class) {
+                return objectMethod(proxy, method, args, words);
+            }
+            try {
+                return method.invoke(words, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (SqlVocabulary) Proxy.newProxyInstance(
+                SqlVocabulary.class.getClassLoader(), new Class<?>[] {SqlVocabulary.class}, handler);
     }
 
-    @Override
-    public SqlError classify(SQLException e) {
-        return delegate.classify(e);
-    }
-
-    @Override
-    public boolean failedStatementAbortsTransaction() {
-        return delegate.failedStatementAbortsTransaction();
-    }
-
-    @Override
-    public boolean claimNeedsTransaction() {
-        return delegate.claimNeedsTransaction();
-    }
-
-    @Override
-    public int maxBatchSize() {
-        return delegate.maxBatchSize();
-    }
-
-    @Override
-    public ClaimStatement claimStatement(ClaimSpec spec) {
-        return delegate.claimStatement(spec);
-    }
-
-    @Override
-    public Optional<String> claimPlanProblem(Connection connection, ClaimSpec spec, Object[] args) throws SQLException {
-        return delegate.claimPlanProblem(connection, spec, args);
-    }
-
-    @Override
-    public List<String> idempotencyKeysDdl(String quotedTable, String quotedIndex) {
-        return delegate.idempotencyKeysDdl(quotedTable, quotedIndex);
-    }
-
-    @Override
-    public List<String> inboxDdl(String quotedTable, String quotedIndex) {
-        return delegate.inboxDdl(quotedTable, quotedIndex);
-    }
-
-    @Override
-    public List<String> outboxDdl(String quotedTable, String bareTable) {
-        return delegate.outboxDdl(quotedTable, bareTable);
-    }
-
-    @Override
-    public String insertIfAbsent(
-            String quotedTable, List<String> quotedColumns, List<String> values, List<String> quotedKeyColumns) {
-        return delegate.insertIfAbsent(quotedTable, quotedColumns, values, quotedKeyColumns);
-    }
-
-    @Override
-    public String lockingSelect(String quotedTable, String columns, String where) {
-        return delegate.lockingSelect(quotedTable, columns, where);
-    }
-
-    @Override
-    public String deleteBatch(String quotedTable, List<String> quotedKeyColumns, String where, int limit) {
-        return delegate.deleteBatch(quotedTable, quotedKeyColumns, where, limit);
-    }
-
-    @Override
-    public List<String> storageProblems(javax.sql.DataSource dataSource, long largestValueBytes) throws SQLException {
-        return delegate.storageProblems(dataSource, largestValueBytes);
-    }
-
-    @Override
-    public String columnType(ColumnType type) {
-        return delegate.columnType(type);
-    }
-
-    @Override
-    public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
-        return delegate.addColumn(quotedTable, quotedColumn, typeAndConstraints);
+    private static Object objectMethod(Object proxy, Method method, Object[] args, SqlVocabulary words) {
+        return switch (method.getName()) {
+            case "equals" -> proxy == args[0];
+            case "hashCode" -> System.identityHashCode(proxy);
+            default -> "shifted " + words;
+        };
     }
 }

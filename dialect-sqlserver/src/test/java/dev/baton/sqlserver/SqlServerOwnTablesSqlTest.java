@@ -1,27 +1,25 @@
 package dev.baton.sqlserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.druid.DbType;
 import com.alibaba.druid.sql.SQLUtils;
 import dev.baton.Baton;
 import dev.baton.IdempotencyKeys;
 import dev.baton.Inbox;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Proxy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * SQL Server cannot run here: the SQL of the library-owned tables is pinned by exact text and parsed as T-SQL. The
- * shared compatibility suites run it for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
+ * SQL Server cannot run here: the SQL of Baton's own tables (the DDL as read from the shipped files and renamed, and
+ * the statements) is pinned by exact text and parsed as T-SQL. The shared compatibility suites run it for real wherever
+ * {@code BATON_TEST_SQLSERVER_URL} is set.
  */
-class SqlServerLibraryTablesSqlTest {
+class SqlServerOwnTablesSqlTest {
     private static final String KEY = "NVARCHAR(255) COLLATE Latin1_General_100_BIN2";
 
     /** Rendering only: with the dialect given, Baton never connects, and SQL Server needs no storage check. */
@@ -33,8 +31,8 @@ class SqlServerLibraryTablesSqlTest {
             .build();
 
     @Test
-    void idempotencyKeysDdl() throws IOException {
-        List<String> ddl = baton.schema().idempotencyKeysDdl(IdempotencyKeys.DEFAULT_TABLE);
+    void idempotencyKeysDdl() {
+        List<String> ddl = baton.ownTables().idempotencyKeysDdl(IdempotencyKeys.DEFAULT_TABLE);
         assertEquals(
                 List.of(
                         "CREATE TABLE [baton_idempotency_keys] (\n"
@@ -52,16 +50,15 @@ class SqlServerLibraryTablesSqlTest {
                                 + ")",
                         "CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
                 ddl);
-        ddl.forEach(SqlServerLibraryTablesSqlTest::parse);
-        assertEquals(script(ddl), withoutComments(resource("V1__baton_idempotency_keys.sql")));
+        ddl.forEach(SqlServerOwnTablesSqlTest::parse);
         assertEquals(
                 "CREATE INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
-                baton.schema().idempotencyKeysDdl("app.keys").get(1));
+                baton.ownTables().idempotencyKeysDdl("app.keys").get(1));
     }
 
     @Test
-    void inboxDdl() throws IOException {
-        List<String> ddl = baton.schema().inboxDdl(Inbox.DEFAULT_TABLE);
+    void inboxDdl() {
+        List<String> ddl = baton.ownTables().inboxDdl(Inbox.DEFAULT_TABLE);
         assertEquals(
                 List.of(
                         "CREATE TABLE [baton_inbox] (\n"
@@ -73,8 +70,27 @@ class SqlServerLibraryTablesSqlTest {
                                 + ")",
                         "CREATE INDEX [baton_inbox_received_at] ON [baton_inbox] ([received_at])"),
                 ddl);
-        ddl.forEach(SqlServerLibraryTablesSqlTest::parse);
-        assertEquals(script(ddl), withoutComments(resource("V2__baton_inbox.sql")));
+        ddl.forEach(SqlServerOwnTablesSqlTest::parse);
+    }
+
+    @Test
+    void anotherOutboxNameRenamesTheTableAndItsIndexes() {
+        List<String> ddl = baton.ownTables().outboxDdl("app.events");
+        assertTrue(
+                ddl.get(0)
+                        .startsWith(
+                                "CREATE TABLE [app].[events] (\n    [id] BIGINT IDENTITY(1,1) NOT NULL PRIMARY KEY,"),
+                ddl.get(0));
+        assertEquals(
+                List.of(
+                        "CREATE UNIQUE INDEX [events_dedup] ON [app].[events] ([dedup_key]) WHERE [dedup_key] IS NOT"
+                                + " NULL",
+                        "CREATE INDEX [events_claim] ON [app].[events] ([status], [id])",
+                        "CREATE INDEX [events_key] ON [app].[events] ([msg_key], [status], [id])"),
+                ddl.subList(1, ddl.size()));
+        // Druid 1.2.24 does not know filtered indexes (CREATE INDEX … WHERE); the exact text pins that one
+        parse(ddl.get(0));
+        ddl.subList(2, ddl.size()).forEach(SqlServerOwnTablesSqlTest::parse);
     }
 
     @Test
@@ -105,7 +121,7 @@ class SqlServerLibraryTablesSqlTest {
                                 + " DATEADD(millisecond, -86400000, SYSUTCDATETIME()) AND ([state] = 'completed' OR"
                                 + " [locked_until] < SYSUTCDATETIME())"),
                 sql);
-        sql.forEach(SqlServerLibraryTablesSqlTest::parse);
+        sql.forEach(SqlServerOwnTablesSqlTest::parse);
         // a retention beyond DATEADD's int range of milliseconds is rendered in seconds
         String longRetention = baton.idempotencyKeys(
                         "k", IdempotencyKeys.Options.defaults().retention(Duration.ofDays(3650)))
@@ -132,7 +148,7 @@ class SqlServerLibraryTablesSqlTest {
                         "DELETE TOP (500) FROM [baton_inbox] WITH (ROWLOCK, READPAST) WHERE [received_at] <"
                                 + " DATEADD(millisecond, -604800000, SYSUTCDATETIME())"),
                 sql);
-        sql.forEach(SqlServerLibraryTablesSqlTest::parse);
+        sql.forEach(SqlServerOwnTablesSqlTest::parse);
     }
 
     /**
@@ -156,20 +172,5 @@ class SqlServerLibraryTablesSqlTest {
         org.junit.jupiter.api.Assertions.assertThrows(
                 RuntimeException.class,
                 () -> parse("CREATE TABLE [t] ([a] INT NOT NULL, PRIMARY KEY NONCLUSTERED ([a])"));
-    }
-
-    private static String resource(String file) throws IOException {
-        try (InputStream in = SqlServerDialect.class.getResourceAsStream(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-    }
-
-    private static String script(List<String> statements) {
-        return String.join(";\n\n", statements) + ";\n";
-    }
-
-    private static String withoutComments(String script) {
-        return (script.lines().filter(l -> !l.startsWith("--")).collect(Collectors.joining("\n")) + "\n")
-                .replaceFirst("^\\n+", "");
     }
 }

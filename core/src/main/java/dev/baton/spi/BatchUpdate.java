@@ -5,18 +5,18 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * A rendered batch claim (see {@link ClaimSpec}), immutable and safe to share between threads. It runs inside a
- * transaction the engine opened at READ COMMITTED on {@code connection} (or in autocommit mode when the dialect says
- * {@link Dialect#claimNeedsTransaction()} is false); it never commits.
+ * A rendered bounded batch update (see {@link BatchUpdateSpec}), immutable and safe to share between threads. It runs
+ * inside a transaction the engine opened at READ COMMITTED on {@code connection} (or in autocommit mode when the
+ * dialect says {@link DialectTraits#batchUpdateIsAtomic()}); it never commits.
  */
-public interface ClaimStatement {
+public interface BatchUpdate {
 
     /**
-     * Claims up to the spec's limit rows.
+     * Updates up to the spec's limit rows.
      *
      * @param connection the connection to run on
      * @param args values for the {@link Param}s of the spec's fragments
-     * @return one array per claimed row, holding the spec's {@code returning} columns in order (empty arrays when the
+     * @return one array per updated row, holding the spec's {@code returning} columns in order (empty arrays when the
      *     spec returns nothing); never more rows than the limit
      * @throws SQLException as the driver throws it
      */
@@ -25,10 +25,10 @@ public interface ClaimStatement {
     /** The SQL text of the statement(s), in the order they run (for exact-SQL tests and logs). */
     List<String> sql();
 
-    /** Makes a claim statement from its SQL text and the code that runs it. */
-    static ClaimStatement of(List<String> sql, Execution execution) {
+    /** Makes a batch update from its SQL text and the code that runs it. */
+    static BatchUpdate of(List<String> sql, Execution execution) {
         List<String> text = List.copyOf(sql);
-        return new ClaimStatement() {
+        return new BatchUpdate() {
             @Override
             public List<Object[]> execute(Connection connection, Object[] args) throws SQLException {
                 return execution.execute(connection, args);
@@ -47,14 +47,14 @@ public interface ClaimStatement {
     }
 
     /**
-     * A claim that is one statement returning the claimed rows (or, with {@code width} 0, only a count): binds
+     * A batch update that is one statement returning the updated rows (or, with {@code width} 0, only a count): binds
      * {@code binds} (resolving {@link Param}s) and runs it.
      *
      * @param sql the statement
      * @param binds its bind values in order
      * @param width the number of returned columns
      */
-    static ClaimStatement singleStatement(String sql, List<Object> binds, int width) {
+    static BatchUpdate singleStatement(String sql, List<Object> binds, int width) {
         List<Object> values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(binds)); // nulls allowed
         return of(List.of(sql), (connection, args) -> {
             try (java.sql.PreparedStatement ps = connection.prepareStatement(sql)) {
@@ -69,10 +69,10 @@ public interface ClaimStatement {
         });
     }
 
-    /** The code that runs a claim. */
+    /** The code that runs a batch update. */
     @FunctionalInterface
     interface Execution {
-        /** See {@link ClaimStatement#execute}. */
+        /** See {@link BatchUpdate#execute}. */
         List<Object[]> execute(Connection connection, Object[] args) throws SQLException;
     }
 }

@@ -1,69 +1,66 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
-import dev.baton.spi.Dialect;
+import dev.baton.internal.tables.OwnTableSql;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.sql.Statement;
 import java.util.List;
 
 /**
- * The DDL of Baton's own tables ({@link IdempotencyKeys}, {@link Inbox}), and a helper that creates them for quick
- * starts. Immutable and thread-safe.
+ * Baton's own tables ({@link IdempotencyKeys}, {@link Inbox}, {@link Outbox}): their DDL, and a helper that creates
+ * them for quick starts. Immutable and thread-safe; get one from {@link Baton#ownTables()}.
  *
- * <p>For production schemas managed by Flyway or Liquibase, each dialect module ships the same DDL for the default
- * table names as classpath resources in its package: {@code dev/baton/postgres/}, {@code dev/baton/mysql/},
- * {@code dev/baton/sqlserver/}, files {@code V1__baton_idempotency_keys.sql} and {@code V2__baton_inbox.sql} (e.g.
- * Flyway {@code locations=classpath:dev/baton/postgres} with a history table of its own).
+ * <p>The DDL exists once per database, as the SQL files each dialect module ships in its package for the default
+ * table names: {@code dev/baton/postgres/}, {@code dev/baton/mysql/}, {@code dev/baton/sqlserver/}, files
+ * {@code V1__baton_idempotency_keys.sql}, {@code V2__baton_inbox.sql} and {@code V3__baton_outbox.sql}. Production
+ * schemas managed by Flyway or Liquibase run those files (e.g. Flyway {@code locations=classpath:dev/baton/postgres}
+ * with a history table of its own); the methods here read the same files and rename the table, and the names derived
+ * from it (indexes, {@code <table>_<suffix>}), for the table name given.
  *
  * <pre>{@code
- * baton.schema().createIdempotencyKeysTable(IdempotencyKeys.DEFAULT_TABLE);   // no-op if it exists
+ * baton.ownTables().createIdempotencyKeysTable(IdempotencyKeys.DEFAULT_TABLE);   // no-op if it exists
  * IdempotencyKeys keys = baton.idempotencyKeys(IdempotencyKeys.DEFAULT_TABLE);
  * }</pre>
  */
-public final class Schema {
-    private static final String KEYS_INDEX_SUFFIX = "_updated_at";
-    private static final String INBOX_INDEX_SUFFIX = "_received_at";
-
+public final class OwnTables {
     private final Engine engine;
 
-    Schema(Engine engine) {
+    OwnTables(Engine engine) {
         this.engine = engine;
     }
 
     /**
      * The statements that create an idempotency-key table named {@code table} ({@code table} or {@code schema.table}),
-     * without trailing semicolons. Runs no SQL.
+     * without trailing semicolons: the dialect's {@code V1__baton_idempotency_keys.sql}, renamed. Runs no SQL.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier, or too long to derive its index name
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
      */
     public List<String> idempotencyKeysDdl(String table) {
-        Dialect d = engine.dialect();
-        return d.idempotencyKeysDdl(Identifiers.quoteTable(d, table), index(table, KEYS_INDEX_SUFFIX));
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.IDEMPOTENCY_KEYS, table);
     }
 
     /**
      * The statements that create an inbox table named {@code table} ({@code table} or {@code schema.table}), without
-     * trailing semicolons. Runs no SQL.
+     * trailing semicolons: the dialect's {@code V2__baton_inbox.sql}, renamed. Runs no SQL.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier, or too long to derive its index name
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
      */
     public List<String> inboxDdl(String table) {
-        Dialect d = engine.dialect();
-        return d.inboxDdl(Identifiers.quoteTable(d, table), index(table, INBOX_INDEX_SUFFIX));
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.INBOX, table);
     }
 
     /**
-     * The statements that create an outbox table named {@code table}, without trailing semicolons. Runs no SQL.
+     * The statements that create an outbox table named {@code table} ({@code table} or {@code schema.table}), without
+     * trailing semicolons: the dialect's {@code V3__baton_outbox.sql}, renamed. Runs no SQL.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier, or too long for its index names
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
      */
     public List<String> outboxDdl(String table) {
-        Dialect d = engine.dialect();
-        index(table, "_dedup");
-        index(table, "_claim");
-        String[] parts = Identifiers.splitTable(table);
-        return d.outboxDdl(Identifiers.quoteTable(d, table), parts[parts.length - 1]);
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.OUTBOX, table);
     }
 
     /**
@@ -122,19 +119,5 @@ public final class Schema {
             }
             throw e;
         }
-    }
-
-    /** The quoted index name {@code <bare table><suffix>}; index names live in the table's schema. */
-    private String index(String table, String suffix) {
-        Dialect d = engine.dialect();
-        String[] parts = Identifiers.splitTable(table);
-        String bare = parts[parts.length - 1];
-        int max = d.maxIdentifierLength() - suffix.length();
-        if (bare.length() > max) {
-            throw new InvalidIdentifierException(
-                    table,
-                    "too long for its index name " + bare + suffix + ": at most " + max + " characters on " + d.name());
-        }
-        return Identifiers.quote(d, bare + suffix);
     }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code verify()} on each server (the columns fit the machines, the indexes serve the claims), and the payment
  * callback matches an in-memory model over seeded random sequences.
  */
-class OwnTablesTest {
+class HostTablesTest {
 
     @ParameterizedTest
     @MethodSource("dev.baton.examples.Servers#all")

@@ -1,0 +1,45 @@
+package dev.baton.spi;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * A database's reading of what went wrong or would go wrong: driver errors, claim plans, server settings. Stateless
+ * and thread-safe.
+ */
+public interface Diagnostics {
+
+    /** Classifies a driver exception. */
+    SqlError classify(SQLException e);
+
+    /**
+     * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
+     * returns a description of the problem if not. The default checks nothing.
+     *
+     * @param connection a connection to run EXPLAIN on
+     * @param spec the claim
+     * @param args values for the spec's {@link Param}s
+     * @throws SQLException if the planner cannot be asked
+     */
+    default Optional<String> claimPlanProblem(Connection connection, BatchUpdateSpec spec, Object[] args)
+            throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
+     * Checks once, at configuration time, that the database stores values exactly as given, or fails loudly: for
+     * example that MySQL runs in strict mode (without it, an over-long value is silently truncated) and accepts
+     * packets large enough for {@code largestValueBytes}. Returns the problems found, each a sentence that says how to
+     * fix it. Default: none, without connecting.
+     *
+     * @param dataSource where to look; a dialect that needs no check does not connect
+     * @param largestValueBytes the largest binary value Baton will write
+     * @throws SQLException if the check cannot run
+     */
+    default List<String> storageProblems(DataSource dataSource, long largestValueBytes) throws SQLException {
+        return List.of();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.baton.spi;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The words of a database's SQL that differ between vendors: identifier quoting, the database clock and its
+ * arithmetic, literals for state codes, column types and DDL fragments. Stateless and thread-safe; the engine renders
+ * each statement once and caches it.
+ */
+public interface SqlVocabulary {
+
+    /** Quotes an identifier that Baton has already validated as {@code ^[A-Za-z_][A-Za-z0-9_]*$}. */
+    String quote(String identifier);
+
+    /** The database clock as an SQL expression, e.g. {@code CURRENT_TIMESTAMP(6)}. */
+    String currentTimestamp();
+
+    /** An SQL expression for {@code timestamp + millis} (millis may be negative), computed by the database. */
+    String plusMillis(String timestampSql, long millis);
+
+    /**
+     * An SQL expression for {@code timestamp + ?} where the one bind parameter is a number of milliseconds (a
+     * {@code long}), computed by the database; used for backoff delays that vary per row.
+     */
+    String plusMillisParam(String timestampSql);
+
+    /** The column type to suggest in DDL hints. */
+    String columnType(ColumnType type);
+
+    /**
+     * A stored state code as an SQL literal. Codes are configuration constants checked by
+     * {@link dev.baton.StateMachine} (integers, or short text without quotes, backslashes or control characters), so
+     * they are safe to render; rendering them keeps the planner's estimate specific to the state, where a bind
+     * parameter lets PostgreSQL's generic plan (used once a server-side prepared statement has run five times) scan
+     * the table in primary-key order past every completed row. Values (ids, tokens, columns a caller sets) are always
+     * bind parameters.
+     */
+    default String codeLiteral(Object code) {
+        if (code instanceof Long l) {
+            return Long.toString(l);
+        }
+        return "'" + checkedTextCode(code) + "'";
+    }
+
+    /** The text of a string code, refusing what must never reach SQL text (defence in depth). */
+    static String checkedTextCode(Object code) {
+        if (!(code instanceof String s) || s.isEmpty() || s.length() > 64) {
+            throw new IllegalArgumentException("not a stored state code: " + code);
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch == '\'' || ch == '"' || ch == '\\' || ch < 0x20 || ch == 0x7f) {
+                throw new IllegalArgumentException(
+                        "a stored state code may not contain quotes, backslashes or control" + " characters: " + s);
+            }
+        }
+        return s;
+    }
+
+    /**
+     * The guard {@code column IN (codes)} on a state column, with the codes as literals ({@link #codeLiteral}). A
+     * database whose default collation compares strings loosely (MySQL and MariaDB ignore case and trailing spaces)
+     * must make the match exact, so that a stored {@code 'PAID '} or {@code 'paid'} never passes for {@code 'PAID'}.
+     *
+     * @param quotedColumn the quoted state column
+     * @param codes the stored codes ({@code Long} or {@code String}), at least one
+     */
+    default SqlFragment stateIn(String quotedColumn, List<Object> codes) {
+        if (codes.isEmpty()) {
+            throw new IllegalArgumentException("a state guard needs at least one code");
+        }
+        if (codes.size() == 1) {
+            return SqlFragment.of(quotedColumn + " = " + codeLiteral(codes.get(0)));
+        }
+        List<String> literals = new ArrayList<>();
+        for (Object c : codes) {
+            literals.add(codeLiteral(c));
+        }
+        return SqlFragment.of(quotedColumn + " IN (" + String.join(", ", literals) + ")");
+    }
+
+    /**
+     * DDL for an index that serves a claim: by default on {@code columns} (the state column first, then the guard
+     * columns, then the order). A dialect with partial indexes may index only the claimable rows instead, which keeps
+     * the index small and the planner on it however stale its statistics are.
+     *
+     * @param quotedIndex the quoted index name
+     * @param quotedTable the quoted table
+     * @param columns the quoted columns, state column first
+     * @param activeGuard the guard {@code state IN (<claimable>, <processing>…)}, without binds: the rows a claim or an
+     *     expiry sweep looks at
+     */
+    default String claimIndex(String quotedIndex, String quotedTable, List<String> columns, String activeGuard) {
+        return "CREATE INDEX " + quotedIndex + " ON " + quotedTable + " (" + String.join(", ", columns) + ")";
+    }
+
+    /** DDL that adds a column. */
+    default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
+        return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;
+    }
+}

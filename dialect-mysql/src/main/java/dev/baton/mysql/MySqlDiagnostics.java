@@ -1,0 +1,135 @@
+package dev.baton.mysql;
+
+import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Diagnostics;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.SQLTransientException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * MySQL's and MariaDB's errors, by vendor code: Connector/J reports the lock-wait timeout 1205 with SQLState 40001
+ * although InnoDB rolled back only the statement, so Baton always rolls back explicitly before a retry. Also the claim
+ * plan (EXPLAIN) and the server settings that decide whether values are stored exactly.
+ */
+final class MySqlDiagnostics implements Diagnostics {
+    private static final Pattern DUPLICATE_KEY = Pattern.compile("for key '([^']+)'");
+    /** Connector/J and MariaDB Connector/J may send a binary value escaped, up to twice its size, plus the SQL. */
+    private static final long PACKET_OVERHEAD = 64 * 1024;
+
+    @Override
+    public SqlError classify(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (!(t instanceof SQLException s)) {
+                if (t instanceof IOException) {
+                    return SqlError.CONNECTION_LOST;
+                }
+                continue;
+            }
+            switch (s.getErrorCode()) {
+                case 1062, 1586 -> {
+                    Matcher m = DUPLICATE_KEY.matcher(String.valueOf(s.getMessage()));
+                    String key = m.find() ? m.group(1) : null;
+                    // MySQL 8 names the key as table.key, MariaDB as key
+                    return SqlError.uniqueViolation(key == null ? null : key.substring(key.lastIndexOf('.') + 1));
+                }
+                // deadlock, lock wait timeout, MariaDB snapshot-isolation conflict, NOWAIT lock failure,
+                // query interrupted (KILL QUERY)
+                case 1213, 1205, 1020, 3572, 1317 -> {
+                    return SqlError.TRANSIENT;
+                }
+                // server gone, lost connection, connection killed, server shutdown
+                case 2006, 2013, 1927, 1053, 4031 -> {
+                    return SqlError.CONNECTION_LOST;
+                }
+                default -> {}
+            }
+            if (s instanceof SQLTransientConnectionException
+                    || s instanceof SQLNonTransientConnectionException
+                    || s instanceof SQLRecoverableException
+                    || (s.getSQLState() != null && s.getSQLState().startsWith("08"))) {
+                return SqlError.CONNECTION_LOST;
+            }
+            if (s instanceof SQLTransientException) {
+                return SqlError.TRANSIENT;
+            }
+        }
+        return SqlError.OTHER;
+    }
+
+    /**
+     * EXPLAINs the claim's locking read: a full scan ({@code type = ALL}) or {@code Using filesort} means InnoDB would
+     * lock every candidate row, so a second worker gets nothing (OneUptime #3117).
+     */
+    @Override
+    public Optional<String> claimPlanProblem(Connection c, BatchUpdateSpec spec, Object[] args) throws SQLException {
+        String sql = "EXPLAIN " + MySqlBatchUpdate.lockingPick(spec);
+        List<String> problems = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String type = rs.getString("type");
+                    String key = rs.getString("key");
+                    String extra = String.valueOf(rs.getString("Extra"));
+                    // ALL: full table scan; index: full scan of an index (e.g. the primary key in id order)
+                    if ("ALL".equalsIgnoreCase(type) || "index".equalsIgnoreCase(type) || key == null) {
+                        problems.add("full scan (type " + type + ", key " + key + ")");
+                    }
+                    if (extra.contains("filesort")) {
+                        problems.add("Using filesort (" + extra + ")");
+                    }
+                }
+            }
+        }
+        return problems.isEmpty()
+                ? Optional.empty()
+                : Optional.of("the claim is not served by an index: " + String.join("; ", problems));
+    }
+
+    /**
+     * Strict mode, and a max_allowed_packet large enough for the largest value: without STRICT_TRANS_TABLES or
+     * STRICT_ALL_TABLES, MySQL truncates an over-long value with a warning; a statement larger than
+     * max_allowed_packet fails with 1153 and the connection is dropped.
+     */
+    @Override
+    public List<String> storageProblems(DataSource dataSource, long largestValueBytes) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@SESSION.sql_mode, @@SESSION.max_allowed_packet")) {
+            rs.next();
+            String mode = String.valueOf(rs.getString(1));
+            long packet = rs.getLong(2);
+            String upper = mode.toUpperCase(Locale.ROOT);
+            if (!upper.contains("STRICT_TRANS_TABLES") && !upper.contains("STRICT_ALL_TABLES")) {
+                problems.add("sql_mode is '" + mode + "', without STRICT_TRANS_TABLES or STRICT_ALL_TABLES, so the"
+                        + " server would silently truncate a value that does not fit; add STRICT_TRANS_TABLES to"
+                        + " sql_mode (the server default since MySQL 5.7 and MariaDB 10.2.4)");
+            }
+            long needed = 2 * largestValueBytes + PACKET_OVERHEAD;
+            if (packet < needed) {
+                problems.add("max_allowed_packet is " + packet + " bytes; values of up to " + largestValueBytes
+                        + " bytes need at least " + needed + " (twice the value, as drivers may escape it, plus 64"
+                        + " KiB); raise max_allowed_packet or lower maxResponseBytes");
+            }
+        }
+        return problems;
+    }
+}

@@ -1,0 +1,52 @@
+package dev.baton.postgres;
+
+import dev.baton.spi.ColumnType;
+import dev.baton.spi.SqlVocabulary;
+import java.util.List;
+
+/** PostgreSQL's words: double-quoted identifiers, {@code clock_timestamp()}, intervals, partial indexes. */
+final class PostgresSql implements SqlVocabulary {
+
+    @Override
+    public String quote(String identifier) {
+        return '"' + identifier + '"';
+    }
+
+    @Override
+    public String currentTimestamp() {
+        // clock_timestamp(), not now(): now() is frozen at transaction start, and a lease stamped late in a long
+        // transaction would then be shorter than configured.
+        return "clock_timestamp()";
+    }
+
+    @Override
+    public String plusMillis(String timestampSql, long millis) {
+        return "(" + timestampSql + " + interval '" + millis + " milliseconds')";
+    }
+
+    @Override
+    public String plusMillisParam(String timestampSql) {
+        return "(" + timestampSql + " + (?::bigint) * interval '1 millisecond')";
+    }
+
+    @Override
+    public String columnType(ColumnType type) {
+        return switch (type) {
+            case BIGINT -> "BIGINT";
+            case INT -> "INTEGER";
+            case SHORT_TEXT -> "VARCHAR(64)";
+            case TEXT -> "TEXT";
+            case TIMESTAMP -> "TIMESTAMPTZ";
+        };
+    }
+
+    /**
+     * A partial index on the rows a claim or an expiry sweep looks at: small (completed rows leave it), in claim
+     * order, and the planner's choice even when statistics were taken while most rows were pending.
+     */
+    @Override
+    public String claimIndex(String quotedIndex, String quotedTable, List<String> columns, String activeGuard) {
+        return "CREATE INDEX " + quotedIndex + " ON " + quotedTable + " ("
+                + String.join(", ", columns.subList(1, columns.size())) + ") WHERE " + activeGuard;
+    }
+}

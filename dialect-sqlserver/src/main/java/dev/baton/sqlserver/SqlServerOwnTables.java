@@ -1,0 +1,43 @@
+package dev.baton.sqlserver;
+
+import dev.baton.spi.OwnTableDialect;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Statements on Baton's own tables that SQL Server writes its own way; the DDL is the {@code V*.sql} files here. Their
+ * key columns are {@code NVARCHAR} with a binary collation, so keys compare exactly (default collations ignore case);
+ * core refuses keys with trailing spaces, which SQL Server ignores in comparisons. The primary keys are
+ * {@code NONCLUSTERED}: two {@code NVARCHAR(255)} columns take up to 1,020 bytes, over the 900-byte limit of a
+ * clustered key and within the 1,700 bytes of a nonclustered one. The outbox's dedup index is filtered, as SQL
+ * Server's UNIQUE would allow one NULL only.
+ */
+final class SqlServerOwnTables implements OwnTableDialect {
+
+    /**
+     * An INSERT … SELECT guarded by NOT EXISTS under UPDLOCK, HOLDLOCK: the key-range lock makes a concurrent insert
+     * of the same key wait and then see the row, instead of both passing the check. Values are bound once, through a
+     * VALUES row.
+     */
+    @Override
+    public String insertIfAbsent(String table, List<String> columns, List<String> values, List<String> key) {
+        List<String> match = new ArrayList<>();
+        for (String k : key) {
+            match.add("baton_old." + k + " = baton_new." + k);
+        }
+        String cols = String.join(", ", columns);
+        return "INSERT INTO " + table + " (" + cols + ") SELECT " + cols + " FROM (VALUES ("
+                + String.join(", ", values) + ")) AS baton_new (" + cols + ") WHERE NOT EXISTS (SELECT 1 FROM "
+                + table + " AS baton_old WITH (UPDLOCK, HOLDLOCK) WHERE " + String.join(" AND ", match) + ")";
+    }
+
+    @Override
+    public String lockingSelect(String table, String columns, String where) {
+        return "SELECT " + columns + " FROM " + table + " WITH (UPDLOCK, ROWLOCK) WHERE " + where;
+    }
+
+    @Override
+    public String deleteBatch(String table, List<String> key, String where, int limit) {
+        return "DELETE TOP (" + limit + ") FROM " + table + " WITH (ROWLOCK, READPAST) WHERE " + where;
+    }
+}

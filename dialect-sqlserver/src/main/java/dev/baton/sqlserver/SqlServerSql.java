@@ -1,0 +1,61 @@
+package dev.baton.sqlserver;
+
+import dev.baton.spi.ColumnType;
+import dev.baton.spi.SqlVocabulary;
+
+/** SQL Server's words: bracketed identifiers, {@code SYSUTCDATETIME()}, {@code DATEADD}, {@code ADD} without COLUMN. */
+final class SqlServerSql implements SqlVocabulary {
+
+    @Override
+    public String quote(String identifier) {
+        return '[' + identifier + ']';
+    }
+
+    @Override
+    public String currentTimestamp() {
+        return "SYSUTCDATETIME()";
+    }
+
+    @Override
+    public String plusMillis(String timestampSql, long millis) {
+        // DATEADD takes an int: whole seconds beyond ~24 days of milliseconds
+        if (Math.abs(millis) > Integer.MAX_VALUE) {
+            return "DATEADD(second, " + Math.toIntExact(millis / 1000) + ", " + timestampSql + ")";
+        }
+        return "DATEADD(millisecond, " + millis + ", " + timestampSql + ")";
+    }
+
+    @Override
+    public String plusMillisParam(String timestampSql) {
+        return "DATEADD(millisecond, ?, " + timestampSql + ")";
+    }
+
+    @Override
+    public String columnType(ColumnType type) {
+        return switch (type) {
+            case BIGINT -> "BIGINT";
+            case INT -> "INT";
+            case SHORT_TEXT -> "VARCHAR(64)";
+            case TEXT -> "NVARCHAR(4000)";
+            case TIMESTAMP -> "DATETIME2(6)";
+        };
+    }
+
+    /**
+     * ASCII codes as plain literals: an {@code N'…'} literal against a VARCHAR state column converts the column and
+     * turns an index seek into a scan. Other codes need {@code N'…'}.
+     */
+    @Override
+    public String codeLiteral(Object code) {
+        if (code instanceof String s) {
+            String text = SqlVocabulary.checkedTextCode(s);
+            return text.chars().allMatch(ch -> ch < 0x80) ? "'" + text + "'" : "N'" + text + "'";
+        }
+        return SqlVocabulary.super.codeLiteral(code);
+    }
+
+    @Override
+    public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
+        return "ALTER TABLE " + quotedTable + " ADD " + quotedColumn + " " + typeAndConstraints;
+    }
+}
