@@ -18,7 +18,7 @@ import java.util.Set;
 /** Writes {@code summary.md} and the charts of one invocation. */
 final class Summary {
     /** perf.md: a guarded CAS round trip at c=1 on this machine (PostgreSQL, durable commit). */
-    static final double PERF_MD_ROUND_TRIP_MICROS = 408;
+    static final double FALLBACK_ROUND_TRIP_MICROS = 408;
 
     private final Options options;
     private final Path dir;
@@ -334,7 +334,7 @@ final class Summary {
 
     private void jmh(Context ctx) {
         md.append("## JMH: in-process paths (no database)\n\n");
-        double roundTrip = PERF_MD_ROUND_TRIP_MICROS;
+        double roundTrip = FALLBACK_ROUND_TRIP_MICROS;
         String source = "perf.md's PostgreSQL c=1 round trip";
         for (Run r : ctx.runs()) {
             if (r.workload().equals("transition")
