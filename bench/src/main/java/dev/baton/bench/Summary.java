@@ -17,7 +17,7 @@ import java.util.Set;
 
 /** Writes {@code summary.md} and the charts of one invocation. */
 final class Summary {
-    /** perf.md: a guarded CAS round trip at c=1 on this machine (PostgreSQL, durable commit). */
+    /** A guarded CAS round trip at c=1 measured once on this machine (PostgreSQL, durable commit). */
     static final double FALLBACK_ROUND_TRIP_MICROS = 408;
 
     private final Options options;

@@ -67,7 +67,7 @@ public final class TransitionWorkload implements Workload {
         }
     }
 
-    /** States of the benchmark rows, stored as their names in perf.md's table. */
+    /** States of the benchmark rows, stored as their names. */
     enum Cas {
         PENDING("Pending"),
         PROCESSING("Processing"),
@@ -163,7 +163,7 @@ public final class TransitionWorkload implements Workload {
                 .append(TABLE)
                 .append("`: ")
                 .append(String.format("%,d", o.rows()))
-                .append(" rows, shape of perf.md (a) (`id` BIGINT primary key, `status` VARCHAR(16), index on")
+                .append(" rows, a typical hand-written state table (`id` BIGINT primary key, `status` VARCHAR(16), index on")
                 .append(" `(status, id)`). Each of c threads owns the ids ≡ w (mod c), picks one at random and moves")
                 .append(" it one step along Pending → Processing → Completed → Pending, so every statement must")
                 .append(" change exactly one row. ")
