@@ -335,7 +335,7 @@ final class Summary {
     private void jmh(Context ctx) {
         md.append("## JMH: in-process paths (no database)\n\n");
         double roundTrip = FALLBACK_ROUND_TRIP_MICROS;
-        String source = "perf.md's PostgreSQL c=1 round trip";
+        String source = "a PostgreSQL c=1 round trip measured once on this machine";
         for (Run r : ctx.runs()) {
             if (r.workload().equals("transition")
                     && r.point().x() == 1
