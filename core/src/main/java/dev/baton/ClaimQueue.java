@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
 import dev.baton.internal.queue.Claimer;
 import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.Inspection;
@@ -8,6 +9,7 @@ import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.queue.QueueShape;
 import dev.baton.internal.queue.Sweeps;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -34,8 +36,9 @@ import java.util.Objects;
  *
  * <p>The queue's table needs, besides the state column, the columns {@code lease_until} (timestamp), {@code
  * claim_token} (bigint), {@code attempts} (int, not null, default 0), {@code next_attempt_at} (timestamp) and {@code
- * last_error} (text); the names are configurable. {@link #verify()} checks them and that an index serves the claim,
- * printing the DDL to add what is missing.
+ * last_error} (text); the names are configurable. {@link #verify()} checks them, the columns the conditions name and
+ * that an index serves the claim, and throws a {@link SchemaMismatchException} carrying the DDL that adds what is
+ * missing (the whole {@code CREATE TABLE} for a missing table).
  *
  * @param <S> the enum of states
  */
@@ -246,14 +249,52 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
-     * Checks the table: the columns the queue needs exist with usable types, the id is unique, and (PostgreSQL,
-     * MySQL, MariaDB) an index serves the claim, proven by the planner. Throws one exception listing every problem
-     * and the DDL that fixes it.
+     * Checks the table: the columns the queue needs exist with usable types, the columns its {@code eligibleWhen}
+     * conditions, order, {@code select}, {@code orderedPerKey} and {@code ageColumn} name exist, the id is unique, and
+     * (PostgreSQL, MySQL, MariaDB) an index serves the claim, proven by the planner. Throws one exception listing every
+     * problem and the DDL that fixes it; for a missing table, the whole {@link #createTableSql}. Same as
+     * {@link #verify(String...)} with no columns.
      *
      * @throws SchemaMismatchException if anything is missing
      */
     public void verify() {
-        inspection.verify();
+        inspection.verify(List.of());
+    }
+
+    /**
+     * Checks the table as {@link #verify()} does, and that it has {@code columnsUsed}: the columns your handlers'
+     * outcomes set ({@link Outcome#set}, {@link Outcome#setNow}), which the queue learns of only when they are written.
+     * For a missing column the DDL suggests a type: a timestamp for a name ending in {@code _at}, else short text.
+     *
+     * @param columnsUsed other columns the handlers write
+     * @throws SchemaMismatchException if anything is missing
+     * @throws InvalidIdentifierException if a name is not a plain identifier (before any SQL)
+     */
+    public void verify(String... columnsUsed) {
+        inspection.verify(checked(columnsUsed));
+    }
+
+    /**
+     * The DDL of a table that fits this queue, in the dialect's SQL: {@code CREATE TABLE} with the id column as a
+     * {@code BIGINT} primary key, the state column, the lease, token, attempts, next-attempt and error columns, the
+     * columns the queue's conditions, order and selection name and {@code columnsUsed}; then the index that serves the
+     * claim ({@link #suggestedIndex()}). What {@code verify()} hands over when the table does not exist. Needs no
+     * connection.
+     *
+     * @param columnsUsed other columns the handlers write
+     * @return the statements, in order
+     * @throws InvalidIdentifierException if a name is not a plain identifier
+     */
+    public List<String> createTableSql(String... columnsUsed) {
+        return inspection.createTableSql(checked(columnsUsed));
+    }
+
+    private static List<String> checked(String... columns) {
+        List<String> checked = new ArrayList<>(columns.length);
+        for (String c : columns) {
+            checked.add(Identifiers.check(Objects.requireNonNull(c, "column")));
+        }
+        return checked;
     }
 
     /** DDL for an index that serves the claim: state, then equality guards, then the order. */

@@ -8,4 +8,9 @@ public class ConfigurationException extends BatonException {
     public ConfigurationException(String message) {
         super(message);
     }
+
+    /** Creates an exception that a database failure revealed, keeping that failure as the cause. */
+    public ConfigurationException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

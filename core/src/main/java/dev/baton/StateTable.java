@@ -1,7 +1,10 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
+import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
+import dev.baton.internal.TableDdl;
+import dev.baton.internal.UsedColumns;
 import dev.baton.internal.sql.TableStatements;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -149,18 +152,72 @@ public final class StateTable<S extends Enum<S>> {
 
     /**
      * Checks the table against {@link java.sql.DatabaseMetaData}: the table exists, the id column is a primary key or
-     * unique, the state column exists with a type that holds the machine's codes.
+     * unique, the state column exists with a type that holds the machine's codes. Same as {@link #verify(String...)}
+     * with no columns.
      *
-     * @throws SchemaMismatchException listing every problem and the DDL that fixes it
+     * @throws SchemaMismatchException listing every problem and the DDL that fixes it: for a missing table the whole
+     *     {@code CREATE TABLE} ({@link #createTableSql})
      */
     public void verify() {
+        verify(new String[0]);
+    }
+
+    /**
+     * Checks the table as {@link #verify()} does, and that it has {@code columnsUsed}: the columns your transitions
+     * {@link Transition#set set} or {@link Transition#setNow setNow}, and your bulk transitions' guards name. A
+     * transition learns of a missing column only when the database refuses it (then as a
+     * {@link SchemaMismatchException} naming the column); listing them here finds every one at start-up.
+     *
+     * <pre>{@code
+     * orders.verify("payment_transaction_id", "paid_at");
+     * }</pre>
+     *
+     * For a missing column the DDL suggests a type: a timestamp for a name ending in {@code _at}, else short text;
+     * change it to the type you write. Runs on the data source; thread-safe.
+     *
+     * @param columnsUsed other columns the code writes or reads (the id and state columns are always checked)
+     * @throws SchemaMismatchException listing every problem and the DDL that fixes it: for a missing table the whole
+     *     {@code CREATE TABLE} ({@link #createTableSql})
+     * @throws InvalidIdentifierException if a name is not a plain identifier (before any SQL)
+     */
+    public void verify(String... columnsUsed) {
+        UsedColumns used = used(columnsUsed);
         engine.autocommit("verify " + table, c -> {
             SchemaCheck check = new SchemaCheck(c, engine.dialect(), table);
+            if (!check.tableFound()) {
+                throw new SchemaMismatchException(
+                        table, List.of("table " + table + " does not exist"), createTableSql(columnsUsed));
+            }
             check.requireUniqueKey(idColumn);
             check.requireStateColumn(stateColumn, machine);
+            used.check(check, engine.dialect(), table);
             check.throwIfProblems();
             return null;
         });
+    }
+
+    /**
+     * The DDL of a table that fits this binding, in the dialect's SQL: {@code CREATE TABLE} with the id column as a
+     * {@code BIGINT} primary key, the state column (integer, or text for string codes) and {@code columnsUsed} (typed
+     * as {@link #verify(String...)} suggests). What {@code verify()} hands over when the table does not exist; change
+     * the id's type if your ids are not numbers. Needs no connection.
+     *
+     * @param columnsUsed other columns the code writes or reads
+     * @return the statements, in order (one)
+     * @throws InvalidIdentifierException if a name is not a plain identifier
+     */
+    public List<String> createTableSql(String... columnsUsed) {
+        TableDdl ddl = new TableDdl(engine.dialect(), table, idColumn).state(stateColumn, machine);
+        used(columnsUsed).addTo(ddl);
+        return ddl.render(List.of());
+    }
+
+    private UsedColumns used(String... columnsUsed) {
+        UsedColumns used = new UsedColumns();
+        for (String column : columnsUsed) {
+            used.add(Identifiers.check(Objects.requireNonNull(column, "column")), null, "used by the code");
+        }
+        return used.without(List.of(idColumn, stateColumn));
     }
 
     Engine engine() {

@@ -1,14 +1,20 @@
 package dev.baton.spi;
 
 /**
- * A dialect's reading of a {@link java.sql.SQLException}: what kind of failure it is, and for a unique violation
- * which constraint refused the row. Classification is per driver and vendor code, never per SQLState alone
+ * A dialect's reading of a {@link java.sql.SQLException}: what kind of failure it is, for a unique violation which
+ * constraint refused the row, and for an undefined column which column the statement named. Classification is per driver and vendor code, never per SQLState alone
  * (Connector/J reports a lock-wait timeout as 40001, pgjdbc does not treat 57P01 as a connection error).
  *
  * @param kind the kind of failure
  * @param constraint the unique constraint or index named by the server, or {@code null} when none is known
+ * @param column the column the server said does not exist ({@link Kind#UNDEFINED_COLUMN}), or {@code null}
  */
-public record SqlError(Kind kind, String constraint) {
+public record SqlError(Kind kind, String constraint, String column) {
+
+    /** An error that names no column. */
+    public SqlError(Kind kind, String constraint) {
+        this(kind, constraint, null);
+    }
 
     /** Kinds of failure that change what Baton does next. */
     public enum Kind {
@@ -18,6 +24,11 @@ public record SqlError(Kind kind, String constraint) {
         TRANSIENT,
         /** The connection is gone; the server rolled back whatever was not committed; retry on a new one. */
         CONNECTION_LOST,
+        /**
+         * The statement names a column the table does not have (PostgreSQL 42703, MySQL and MariaDB 1054, SQL Server
+         * 207): the table does not fit its binding; reported as a {@code SchemaMismatchException}, never retried.
+         */
+        UNDEFINED_COLUMN,
         /** Anything else: not retried. */
         OTHER
     }
@@ -32,6 +43,11 @@ public record SqlError(Kind kind, String constraint) {
     /** A unique violation of the named constraint (may be null when the server does not say). */
     public static SqlError uniqueViolation(String constraint) {
         return new SqlError(Kind.UNIQUE_VIOLATION, constraint);
+    }
+
+    /** A statement named a column that does not exist ({@code column} bare, without table or quotes; may be null). */
+    public static SqlError undefinedColumn(String column) {
+        return new SqlError(Kind.UNDEFINED_COLUMN, null, column);
     }
 
     /** True for errors worth retrying on a fresh transaction. */

@@ -30,6 +30,8 @@ import javax.sql.DataSource;
  */
 final class MySqlDiagnostics implements Diagnostics {
     private static final Pattern DUPLICATE_KEY = Pattern.compile("for key '([^']+)'");
+    /** {@code Unknown column 'x' in 'field list'}, {@code Unknown column 't.x' in 'where clause'}. */
+    private static final Pattern UNKNOWN_COLUMN = Pattern.compile("Unknown column '([^']+)'");
     /** Connector/J and MariaDB Connector/J may send a binary value escaped, up to twice its size, plus the SQL. */
     private static final long PACKET_OVERHEAD = 64 * 1024;
 
@@ -48,6 +50,12 @@ final class MySqlDiagnostics implements Diagnostics {
                     String key = m.find() ? m.group(1) : null;
                     // MySQL 8 names the key as table.key, MariaDB as key
                     return SqlError.uniqueViolation(key == null ? null : key.substring(key.lastIndexOf('.') + 1));
+                }
+                case 1054 -> {
+                    Matcher m = UNKNOWN_COLUMN.matcher(String.valueOf(s.getMessage()));
+                    String column = m.find() ? m.group(1) : null;
+                    return SqlError.undefinedColumn(
+                            column == null ? null : column.substring(column.lastIndexOf('.') + 1));
                 }
                 // deadlock, lock wait timeout, MariaDB snapshot-isolation conflict, NOWAIT lock failure,
                 // query interrupted (KILL QUERY)

@@ -37,5 +37,13 @@ class MySqlClassifyTest {
                 SqlError.CONNECTION_LOST,
                 d.diagnostics().classify(new SQLNonTransientConnectionException("Socket error")));
         assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Data too long", "22001", 1406)));
+        assertEquals(
+                SqlError.undefinedColumn("paid_at"),
+                d.diagnostics().classify(new SQLException("Unknown column 'paid_at' in 'field list'", "42S22", 1054)));
+        assertEquals(
+                SqlError.undefinedColumn("guid"),
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Unknown column 'baton_prior.guid' in 'where clause'", "42S22", 1054)));
     }
 }

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
 final class PostgresDiagnostics implements Diagnostics {
     private static final Pattern INDEX_SCAN = Pattern.compile("Index (?:Only )?Scan(?: Backward)? using (\\S+) on");
     private static final Pattern UNIQUE = Pattern.compile("unique constraint \"([^\"]+)\"");
+    /** {@code column "x" of relation "t" does not exist}, {@code column "x" does not exist}, {@code column t.x …}. */
+    private static final Pattern UNDEFINED_COLUMN = Pattern.compile("column \"?([^\"\\s]+)\"? ");
 
     @Override
     public SqlError classify(SQLException e) {
@@ -35,6 +37,10 @@ final class PostgresDiagnostics implements Diagnostics {
                 if (state.equals("23505")) {
                     Matcher m = UNIQUE.matcher(String.valueOf(s.getMessage()));
                     return SqlError.uniqueViolation(m.find() ? m.group(1) : null);
+                }
+                if (state.equals("42703")) {
+                    Matcher m = UNDEFINED_COLUMN.matcher(String.valueOf(s.getMessage()));
+                    return SqlError.undefinedColumn(m.find() ? bare(m.group(1)) : null);
                 }
                 switch (state) {
                     case "40001", "40P01", "55P03" -> {
@@ -56,6 +62,11 @@ final class PostgresDiagnostics implements Diagnostics {
             }
         }
         return SqlError.OTHER;
+    }
+
+    /** {@code t.x} → {@code x}. */
+    private static String bare(String column) {
+        return column.substring(column.lastIndexOf('.') + 1);
     }
 
     /**

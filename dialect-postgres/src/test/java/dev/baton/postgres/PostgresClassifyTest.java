@@ -26,6 +26,16 @@ class PostgresClassifyTest {
                 d.diagnostics().classify(new SQLException("terminating connection", "57P01")));
         assertEquals(SqlError.CONNECTION_LOST, d.diagnostics().classify(new SQLException("I/O error", "08006")));
         assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("syntax error", "42601")));
+        assertEquals(
+                SqlError.undefinedColumn("paid_at"),
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "ERROR: column \"paid_at\" of relation \"orders\" does not exist", "42703")));
+        assertEquals(
+                SqlError.undefinedColumn("guid"),
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "ERROR: column baton_prior.guid does not exist\n  Position: 9", "42703")));
         SQLException aborted = new SQLException("current transaction is aborted", "25P02");
         aborted.initCause(new SQLException("duplicate key value violates unique constraint \"x\"", "23505"));
         assertEquals(

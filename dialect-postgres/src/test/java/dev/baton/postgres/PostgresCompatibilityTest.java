@@ -10,6 +10,7 @@ import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
+import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
 import dev.baton.testservers.TestServer;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
@@ -58,6 +59,9 @@ class PostgresCompatibilityTest {
 
     @Nested
     class Outbox extends AbstractOutboxCompatibilityTest {}
+
+    @Nested
+    class Verify extends AbstractVerifyCompatibilityTest {}
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}

@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
 /** SQL Server's errors, by vendor code. */
 final class SqlServerDiagnostics implements Diagnostics {
     private static final Pattern CONSTRAINT = Pattern.compile("(?:constraint|unique index) '([^']+)'");
+    /** {@code Invalid column name 'x'.} */
+    private static final Pattern INVALID_COLUMN = Pattern.compile("Invalid column name '([^']+)'");
 
     @Override
     public SqlError classify(SQLException e) {
@@ -27,6 +29,10 @@ final class SqlServerDiagnostics implements Diagnostics {
                 case 2627, 2601 -> {
                     Matcher m = CONSTRAINT.matcher(String.valueOf(s.getMessage()));
                     return SqlError.uniqueViolation(m.find() ? m.group(1) : null);
+                }
+                case 207 -> {
+                    Matcher m = INVALID_COLUMN.matcher(String.valueOf(s.getMessage()));
+                    return SqlError.undefinedColumn(m.find() ? m.group(1) : null);
                 }
                 // deadlock victim, lock request timeout, snapshot update conflict
                 case 1205, 1222, 3960 -> {

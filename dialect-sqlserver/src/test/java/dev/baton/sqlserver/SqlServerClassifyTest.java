@@ -36,6 +36,10 @@ class SqlServerClassifyTest {
                 d.diagnostics().classify(new SQLException("Lock request time out period exceeded", "S00051", 1222)));
         assertEquals(
                 SqlError.CONNECTION_LOST, d.diagnostics().classify(new SQLException("Connection reset", "08S01", 0)));
-        assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Invalid column name", "S0001", 207)));
+        assertEquals(
+                SqlError.undefinedColumn("paid_at"),
+                d.diagnostics().classify(new SQLException("Invalid column name 'paid_at'.", "S0001", 207)));
+        assertEquals(
+                SqlError.OTHER, d.diagnostics().classify(new SQLException("Invalid object name 'x'.", "S0002", 208)));
     }
 }

@@ -6,6 +6,7 @@ import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
+import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
 import dev.baton.testservers.TestServer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.params.Parameter;
@@ -39,6 +40,9 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Outbox extends AbstractOutboxCompatibilityTest {}
+
+    @Nested
+    class Verify extends AbstractVerifyCompatibilityTest {}
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}

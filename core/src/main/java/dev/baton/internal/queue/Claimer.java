@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
+import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Param;
@@ -95,7 +96,9 @@ public final class Claimer<S extends Enum<S>, R> {
             throw new ConfigurationException(
                     "batchSize must be 1.." + max + ", was " + batchSize + " (queue '" + shape.name + "')");
         }
-        return statements.computeIfAbsent(batchSize, n -> shape.dialect.batchUpdate(spec(n)));
+        return statements.computeIfAbsent(
+                batchSize,
+                n -> UndefinedColumn.reported(shape.dialect, shape.table, shape.dialect.batchUpdate(spec(n))));
     }
 
     /** What the dialect renders a claim of {@code n} rows from. */

@@ -7,6 +7,8 @@ import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.internal.Engine;
+import dev.baton.internal.SqlWork;
+import dev.baton.internal.UndefinedColumn;
 import dev.baton.internal.sql.Assignments;
 import dev.baton.spi.Rows;
 import java.sql.Connection;
@@ -79,15 +81,15 @@ public final class FencedWrites<S extends Enum<S>> {
             if (shape.sending != null) {
                 shape.machine.checkTransition(shape.sending, target);
             }
-            results = shape.engine.autocommit(operation, c -> completeTogether(c, decisions));
+            results = shape.engine.autocommit(operation, reported(c -> completeTogether(c, decisions)));
         } else {
             List<Prepared<S>> prepared = new ArrayList<>(decisions.size());
             for (Decision<S> d : decisions) {
                 prepared.add(prepare(d.row(), d.outcome()));
             }
             results = decisions.size() == 1
-                    ? shape.engine.autocommit(operation, c -> run(c, prepared))
-                    : shape.engine.transaction(operation, c -> run(c, prepared));
+                    ? shape.engine.autocommit(operation, reported(c -> run(c, prepared)))
+                    : shape.engine.transaction(operation, reported(c -> run(c, prepared)));
         }
         if (shape.engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
@@ -162,9 +164,14 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(shape.in(unknown).binds());
         return shape.engine.autocommit(
                 "resolve unknown send in queue '" + shape.name + "'",
-                c -> Engine.update(c, update, binds) == 1
+                reported(c -> Engine.update(c, update, binds) == 1
                         ? new LeaseResult.Done<>(id, target)
-                        : new LeaseResult.LeaseLost<>(id));
+                        : new LeaseResult.LeaseLost<>(id)));
+    }
+
+    /** {@code work}, reporting a column of the table an outcome sets that does not exist as a schema mismatch. */
+    private <T> SqlWork<T> reported(SqlWork<T> work) {
+        return UndefinedColumn.reported(shape.dialect, shape.table, work);
     }
 
     private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {

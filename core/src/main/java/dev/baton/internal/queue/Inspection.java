@@ -1,8 +1,11 @@
 package dev.baton.internal.queue;
 
 import dev.baton.QueueHealth;
+import dev.baton.SchemaMismatchException;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
+import dev.baton.internal.TableDdl;
+import dev.baton.internal.UsedColumns;
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Rows;
@@ -88,16 +91,22 @@ public final class Inspection<S extends Enum<S>> {
     }
 
     /**
-     * Checks the table: the columns the queue needs, a unique id, and an index that serves the claim where the
-     * dialect's planner check can tell.
+     * Checks the table: the columns the queue needs, those its conditions, order and selection name, {@code
+     * columnsUsed}, a unique id, and an index that serves the claim where the dialect's planner check can tell. A
+     * missing table gets the whole {@link #createTableSql}.
      *
      * @throws dev.baton.SchemaMismatchException listing every problem and the DDL that fixes it
      */
-    public void verify() {
+    public void verify(List<String> columnsUsed) {
         QueueDefinition<S> def = shape.def;
+        UsedColumns used = used(columnsUsed);
         shape.engine.autocommit("verify queue '" + shape.name + "'", c -> {
             Dialect d = shape.dialect;
             SchemaCheck check = new SchemaCheck(c, d, shape.table);
+            if (!check.tableFound()) {
+                throw new SchemaMismatchException(
+                        shape.table, List.of("table " + shape.table + " does not exist"), createTableSql(columnsUsed));
+            }
             check.requireUniqueKey(def.idColumn());
             check.requireStateColumn(def.stateColumn(), shape.machine);
             check.requireColumn(def.leaseColumn(), ColumnType.TIMESTAMP, "");
@@ -105,6 +114,7 @@ public final class Inspection<S extends Enum<S>> {
             check.requireColumn(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0");
             check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
             check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
+            used.check(check, d, shape.table);
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
@@ -112,6 +122,53 @@ public final class Inspection<S extends Enum<S>> {
             check.throwIfProblems();
             return null;
         });
+    }
+
+    /**
+     * The DDL of a table that fits the queue: {@code CREATE TABLE} with the id ({@code BIGINT} primary key), the state
+     * column, the queue's managed columns with the types {@link #verify} accepts, the columns its conditions, order and
+     * selection name and {@code columnsUsed}; then the index that serves the claim ({@link #suggestedIndex()}).
+     */
+    public List<String> createTableSql(List<String> columnsUsed) {
+        QueueDefinition<S> def = shape.def;
+        TableDdl ddl = new TableDdl(shape.dialect, shape.table, def.idColumn())
+                .state(def.stateColumn(), shape.machine)
+                .column(def.leaseColumn(), ColumnType.TIMESTAMP, "")
+                .column(def.tokenColumn(), ColumnType.BIGINT, "")
+                .column(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0")
+                .column(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "")
+                .column(def.errorColumn(), ColumnType.TEXT, "");
+        used(columnsUsed).addTo(ddl);
+        return ddl.render(List.of(suggestedIndex()));
+    }
+
+    /** The columns the queue uses besides those it manages. */
+    private UsedColumns used(List<String> columnsUsed) {
+        QueueDefinition<S> def = shape.def;
+        UsedColumns used = new UsedColumns().addConditions(def.eligible(), "named by eligibleWhen");
+        for (String o : def.orderBy()) {
+            used.add(o, null, "named by orderBy");
+        }
+        if (def.orderKeyColumn() != null) {
+            used.add(def.orderKeyColumn(), null, "named by orderedPerKey");
+        }
+        if (def.ageColumn() != null) {
+            used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");
+        }
+        for (String s : def.select()) {
+            used.add(s, null, "named by select");
+        }
+        for (String u : columnsUsed) {
+            used.add(u, null, "used by the code");
+        }
+        return used.without(List.of(
+                def.idColumn(),
+                def.stateColumn(),
+                def.leaseColumn(),
+                def.tokenColumn(),
+                def.attemptsColumn(),
+                def.nextAttemptColumn(),
+                def.errorColumn()));
     }
 
     /** DDL for an index that serves the claim: state, then equality guards, then the order. */

@@ -7,6 +7,7 @@ import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
@@ -119,7 +120,7 @@ public final class TableStatements<S extends Enum<S>> {
             if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
                 return new TransitionResult.Conflict<>(id, error.constraint());
             }
-            throw e;
+            throw UndefinedColumn.check(dialect, table, e);
         }
         if (count == 1) {
             return new TransitionResult.Applied<>(id, target);
@@ -173,11 +174,14 @@ public final class TableStatements<S extends Enum<S>> {
         setBinds.add(machine.code(target));
         extra.addValues(setBinds);
         // a bulk move needs no order; leaving it out lets the database use the state index
-        return dialect.batchUpdate(BatchUpdateSpec.builder(qTable, qId)
-                .where(Conditions.and(dialect, all))
-                .set(new SqlFragment(set.toString(), setBinds))
-                .limit(batchSize)
-                .build());
+        return UndefinedColumn.reported(
+                dialect,
+                table,
+                dialect.batchUpdate(BatchUpdateSpec.builder(qTable, qId)
+                        .where(Conditions.and(dialect, all))
+                        .set(new SqlFragment(set.toString(), setBinds))
+                        .limit(batchSize)
+                        .build()));
     }
 
     private List<Object> codes(List<S> states) {
