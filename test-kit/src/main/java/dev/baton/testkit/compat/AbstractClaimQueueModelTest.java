@@ -311,13 +311,13 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                         .append(" runs")
                         .append(r.complete() ? " (1-minimal)" : " (shrink budget spent)")
                         .append(":\n");
-                for (int i = 0; i < r.minimal().size(); i++) {
-                    report.append("  ")
-                            .append(i)
-                            .append(": ")
-                            .append(r.minimal().get(i))
-                            .append('\n');
+                Sequence traced = new Sequence(gates); // once more, to name the rows and tokens each step hit
+                try {
+                    traced.run(r.minimal());
+                } catch (Throwable expected) {
+                    // the failure is r.failure()
                 }
+                traced.trace.forEach(t -> report.append("  ").append(t).append('\n'));
                 report.append("replay it with -D")
                         .append(SeededRunner.SEED_PROPERTY)
                         .append('=')
@@ -334,7 +334,9 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                                         ? "none"
                                         : gates.stream().map(Gate::name).collect(Collectors.joining(",")))
                         .append("\nits failure: ")
-                        .append(r.failure());
+                        .append(r.failure())
+                        .append("\nthe failure before shrinking: ")
+                        .append(failure.toString().lines().findFirst().orElse(""));
                 throw new AssertionError(report.toString(), r.failure());
             }
         });
@@ -373,6 +375,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         private ClaimQueue<Sync> faulty;
         private String op;
         private Long reconciledToPending; // the row a "not sent" verdict made claimable in this step
+        final List<String> trace = new ArrayList<>();
 
         Sequence(Set<Gate> gates) {
             this.gates = gates;
@@ -391,7 +394,11 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 Op o = ops.get(step);
                 op = "step " + step + ": " + o + " at " + now;
                 reconciledToPending = null;
-                apply(o);
+                try {
+                    apply(o);
+                } finally {
+                    trace.add(op);
+                }
                 Map<Long, String> after = readAll();
                 checkInvariants(before, after);
                 assertEquals(view(), after, "table after " + op);
@@ -436,6 +443,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 }
                 issued.add(new Held(c, worker));
             }
+            op += " -> rows " + ids;
             assertEquals(expected, ids, op);
         }
 
@@ -451,6 +459,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             ClaimedRow<Sync> c = issued.get(o.pick() % issued.size()).claim();
             Row r = model.get(((Number) c.id()).longValue());
             boolean holds = holds(c);
+            op += " -> row " + c.id() + " token " + c.token() + (holds ? "" : " (stale)");
             LeaseResult<Sync> got;
             Sync after;
             switch (o.kind()) {
@@ -559,6 +568,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             ClaimedRow<Sync> c = issued.get(pick % issued.size()).claim();
             Row r = model.get(((Number) c.id()).longValue());
             boolean holds = holds(c);
+            op += " -> row " + c.id() + " token " + c.token() + (holds ? "" : " (stale)");
             ClaimQueue<Sync> fq = faulty();
             faults.arm(Fault.atStep(FaultPoint.LOST_REPLY, 1));
             LeaseResult<Sync> got = null;
