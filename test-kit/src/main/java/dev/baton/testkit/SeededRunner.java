@@ -1,5 +1,6 @@
 package dev.baton.testkit;
 
+import java.security.SecureRandom;
 import java.util.Random;
 import java.util.random.RandomGenerator;
 import org.opentest4j.TestAbortedException;
@@ -21,8 +22,10 @@ import org.opentest4j.TestAbortedException;
  * }</pre>
  *
  * <p>Seeds: sequence {@code i} uses {@code base + i}. The base is {@value #DEFAULT_BASE_SEED} unless
- * {@link #seed(long)} sets another, so runs are reproducible on CI. When the system property {@value #SEED_PROPERTY}
- * is set, only the sequence with that seed runs, whatever the code says. Not thread-safe.
+ * {@link #seed(long)} sets another, so runs are reproducible on CI. {@link #randomSequences(int)} adds sequences after
+ * the fixed ones, from a base seed drawn anew on every run (so each CI run explores new sequences); a failure among
+ * them prints its seed like any other. When the system property {@value #SEED_PROPERTY} is set, only the sequence
+ * with that seed runs, whatever the code says. Not thread-safe.
  */
 public final class SeededRunner {
     /** The system property that replays one sequence: {@code -Dbaton.seed=<seed>}. */
@@ -37,6 +40,8 @@ public final class SeededRunner {
     private final int sequences;
     private int steps = DEFAULT_STEPS;
     private long baseSeed = DEFAULT_BASE_SEED;
+    private int randomSequences;
+    private long randomBaseSeed = new SecureRandom().nextLong() >>> 1;
     private int sequencesRun;
     private long stepsRun;
 
@@ -84,6 +89,30 @@ public final class SeededRunner {
     }
 
     /**
+     * Adds {@code count} sequences after the fixed ones, seeded from a base drawn at random when this runner was made
+     * ({@link #randomBaseSeed()}); 0 by default. Ignored when {@value #SEED_PROPERTY} is set.
+     *
+     * @param count at least 0
+     * @return this runner
+     */
+    public SeededRunner randomSequences(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
+        this.randomSequences = count;
+        return this;
+    }
+
+    /**
+     * The base seed of this run's {@link #randomSequences(int) random sequences}.
+     *
+     * @return the seed; the random sequence {@code i} uses it plus {@code i}
+     */
+    public long randomBaseSeed() {
+        return randomBaseSeed;
+    }
+
+    /**
      * Runs every sequence in order, each with a new {@link Random} seeded with its seed, and stops at the first
      * failure.
      *
@@ -97,6 +126,7 @@ public final class SeededRunner {
         String replay = System.getProperty(SEED_PROPERTY);
         long first;
         int count;
+        int random = 0;
         if (replay != null && !replay.isBlank()) {
             try {
                 first = Long.parseLong(replay.trim());
@@ -107,9 +137,11 @@ public final class SeededRunner {
         } else {
             first = baseSeed;
             count = sequences;
+            random = randomSequences;
         }
-        for (int i = 0; i < count; i++) {
-            long seed = first + i;
+        int total = count + random;
+        for (int i = 0; i < total; i++) {
+            long seed = i < count ? first + i : randomBaseSeed + (i - count);
             try {
                 body.run(new Random(seed), steps, seed);
             } catch (TestAbortedException e) {
@@ -117,7 +149,9 @@ public final class SeededRunner {
             } catch (Throwable e) {
                 throw new AssertionError(
                         "sequence failed; replay with -D" + SEED_PROPERTY + "=" + seed + " (sequence " + (i + 1)
-                                + " of " + count + ", " + steps + " steps): " + e,
+                                + " of " + total
+                                + (i < count ? ", fixed seeds" : ", random base seed " + randomBaseSeed)
+                                + ", " + steps + " steps): " + e,
                         e);
             }
             sequencesRun++;

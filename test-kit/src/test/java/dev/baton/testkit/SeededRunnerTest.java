@@ -113,4 +113,23 @@ class SeededRunnerTest {
         assertThrows(
                 IllegalArgumentException.class, () -> SeededRunner.sequences(1).steps(0));
     }
+
+    @Test
+    void randomSequencesFollowTheFixedOnesFromABaseDrawnPerRun() {
+        System.clearProperty(SeededRunner.SEED_PROPERTY);
+        List<Long> seeds = new ArrayList<>();
+        SeededRunner runner = SeededRunner.sequences(2).seed(10).randomSequences(3);
+        runner.run((random, steps, seed) -> seeds.add(seed));
+        long r = runner.randomBaseSeed();
+        assertEquals(List.of(10L, 11L, r, r + 1, r + 2), seeds);
+        assertTrue(SeededRunner.sequences(1).randomBaseSeed() != r, "a new base per run");
+        AssertionError error = assertThrows(
+                AssertionError.class,
+                () -> SeededRunner.sequences(1).randomSequences(1).run((random, steps, seed) -> {
+                    if (seed != 20261129L) {
+                        throw new AssertionError("boom");
+                    }
+                }));
+        assertTrue(error.getMessage().contains("random base seed"), error.getMessage());
+    }
 }
