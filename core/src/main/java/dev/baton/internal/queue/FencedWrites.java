@@ -408,10 +408,16 @@ public final class FencedWrites<S extends Enum<S>> {
         if (w > 0) {
             return w;
         }
-        int read = shape.engine.autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
-            SchemaCheck.ColumnInfo col = new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
-            return col == null || col.size() <= 0 ? MAX_ERROR_LENGTH : Math.min(col.size(), MAX_ERROR_LENGTH);
-        });
+        int read;
+        try {
+            read = shape.engine.autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
+                SchemaCheck.ColumnInfo col =
+                        new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
+                return col == null || col.size() <= 0 ? MAX_ERROR_LENGTH : Math.min(col.size(), MAX_ERROR_LENGTH);
+            });
+        } catch (DataAccessException e) {
+            return MAX_ERROR_LENGTH; // not cached: read again at the next error text
+        }
         errorWidth = read;
         return read;
     }

@@ -162,6 +162,9 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                             op = "release(" + id + ")";
                             got = q.release(c);
                             after = Sync.PENDING;
+                            if (holds) {
+                                r.attempts--; // a release gives the attempt back
+                            }
                         }
                         default -> {
                             op = "heartbeat(" + id + ")";
@@ -188,7 +191,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                     long expected = 0;
                     for (Row r : model.values()) {
                         if (r.state == Sync.PROCESSING && r.leaseUntil < now) {
-                            r.state = Sync.PENDING;
+                            // a lease that expired on the last attempt is a crash loop: dead-lettered
+                            r.state = r.attempts >= MAX_ATTEMPTS ? Sync.FAILED : Sync.PENDING;
                             expected++;
                         }
                     }
