@@ -184,7 +184,12 @@ public final class ClaimQueue<S extends Enum<S>> {
         return writes.heartbeatAll(rows);
     }
 
-    /** Gives a claimed row back to the claimable state at once; fenced. */
+    /**
+     * Gives a claimed row back to the claimable state at once, and gives its attempt back (the next claim reports
+     * the same attempt number); fenced by the token and the processing state only. A row in the sending state is
+     * never released, since its irreversible call may be under way: the result is then {@link LeaseResult.LeaseLost},
+     * the row stays held until its lease expires and the expiry sweep moves it to the unknown state.
+     */
     public LeaseResult<S> release(ClaimedRow<S> row) {
         return apply(row, Outcome.release());
     }
@@ -205,10 +210,13 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
-     * Returns rows whose lease expired to the claimable state, and moves rows whose lease expired while sending to
-     * the unknown state. Runs in bounded batches that skip locked rows. Workers call it periodically.
+     * Returns rows whose lease expired to the claimable state, moves those whose lease expired on their last
+     * attempt ({@code attempts >= maxAttempts}: the handler crashed or hung every time) to the dead state, and moves
+     * rows whose lease expired while sending to the unknown state. Clears the claim token of every row it moves, so
+     * no write or read-back of the expired claim can match. Runs in bounded batches that skip locked rows. Workers
+     * call it periodically.
      *
-     * @return rows reclaimed plus rows moved to unknown
+     * @return rows reclaimed plus rows dead-lettered plus rows moved to unknown
      */
     public long reclaimExpired() {
         return sweeps.reclaimExpired();
@@ -244,6 +252,42 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /** Measures the queue (one query, database clock). */
+    /**
+     * Applies a reconciler's verdict to a row in the unknown state: {@link Outcome#complete} (the sink has it: the
+     * row moves to that state with the completion's columns), {@link Outcome#release()} (the sink has not: the row
+     * becomes claimable and is sent again), {@link Outcome#deadLetter} (give up: the row moves to the dead state with
+     * the reason), {@link Outcome#unknown} or {@code null} (cannot tell yet: the row stays unknown, nothing is
+     * written). The token of the claim that sent it is cleared, so a stale worker never counts the row as its own.
+     * Thread-safe.
+     *
+     * @param id the row's id
+     * @param verdict the verdict, or null
+     * @return {@link LeaseResult.Done} with the new state (or the unknown state when nothing was written), or
+     *     {@link LeaseResult.LeaseLost} if the row was not in the unknown state
+     * @throws IllegalVerdictException before any SQL, for any other verdict (e.g. a retry): it cannot say whether
+     *     the sink has the row
+     * @throws ConfigurationException if the queue has no unknown state
+     * @throws IllegalTransitionException if the machine does not allow the verdict's move out of the unknown state
+     */
+    public LeaseResult<S> resolveUnknown(Object id, Outcome<S> verdict) {
+        Objects.requireNonNull(id, "id");
+        if (shape.unknown == null) {
+            throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
+        }
+        if (verdict == null || verdict.kind() == Outcome.Kind.UNKNOWN) {
+            return new LeaseResult.Done<>(id, shape.unknown);
+        }
+        return switch (verdict.kind()) {
+            case COMPLETE -> resolveUnknown(id, true, verdict);
+            case RELEASE -> resolveUnknown(id, false, null);
+            case DEAD_LETTER -> {
+                shape.machine.checkTransition(shape.unknown, shape.dead);
+                yield writes.resolveUnknownDead(id, verdict.error());
+            }
+            default -> throw new IllegalVerdictException(shape.name, id, verdict);
+        };
+    }
+
     public QueueHealth health() {
         return inspection.health();
     }

@@ -51,7 +51,9 @@ public final class Worker implements AutoCloseable {
     public interface Reconciler<S extends Enum<S>> {
         /**
          * Returns {@link Outcome#complete} if the sink has the record, {@link Outcome#release()} if it has not (the
-         * row will be sent again), or null if it cannot tell yet.
+         * row will be sent again), {@link Outcome#deadLetter} to give up (the dead state), or null or
+         * {@link Outcome#unknown} if it cannot tell yet (the row stays unknown). Any other verdict is refused with an
+         * {@link IllegalVerdictException}, logged, and the row left unknown.
          */
         Outcome<S> reconcile(Object id) throws Exception;
     }
@@ -159,7 +161,12 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link Worker#close()} waits for running handlers (default 30 s). */
+        /**
+         * How long {@link Worker#close()} waits for running handlers (default 30 s). Rows still running after it are
+         * released if still processing (their attempt given back); a row already marked sending (non-idempotent sink)
+         * is never released: it stays held until its lease expires, and the expiry sweep moves it to the unknown
+         * state for reconciliation.
+         */
         public Builder<S> shutdownTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
             if (timeout.isNegative()) {

@@ -4,6 +4,7 @@ import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
@@ -65,4 +66,7 @@ class PostgresCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class Edges extends AbstractEdgeCompatibilityTest {}
 }

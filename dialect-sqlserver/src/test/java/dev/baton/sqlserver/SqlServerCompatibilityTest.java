@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
@@ -46,4 +47,7 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class Edges extends AbstractEdgeCompatibilityTest {}
 }

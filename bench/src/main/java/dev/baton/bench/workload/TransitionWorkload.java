@@ -163,7 +163,8 @@ public final class TransitionWorkload implements Workload {
                 .append(TABLE)
                 .append("`: ")
                 .append(String.format("%,d", o.rows()))
-                .append(" rows, a typical hand-written state table (`id` BIGINT primary key, `status` VARCHAR(16), index on")
+                .append(
+                        " rows, a typical hand-written state table (`id` BIGINT primary key, `status` VARCHAR(16), index on")
                 .append(" `(status, id)`). Each of c threads owns the ids ≡ w (mod c), picks one at random and moves")
                 .append(" it one step along Pending → Processing → Completed → Pending, so every statement must")
                 .append(" change exactly one row. ")

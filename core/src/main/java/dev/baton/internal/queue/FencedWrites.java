@@ -7,6 +7,7 @@ import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.internal.Engine;
+import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.internal.sql.Assignments;
@@ -42,7 +43,25 @@ public final class FencedWrites<S extends Enum<S>> {
     public static final int MAX_ERROR_LENGTH = 1000;
 
     /** One fenced write ready to bind. */
-    private record Prepared<S extends Enum<S>>(String sql, List<Object> binds, Object id, long token, S resultState) {}
+    private record Prepared<S extends Enum<S>>(
+            String sql, List<Object> binds, Object id, long token, S resultState, Check check) {
+        Prepared(String sql, List<Object> binds, Object id, long token, S resultState) {
+            this(sql, binds, id, token, resultState, Check.WROTE_STATE);
+        }
+    }
+
+    /**
+     * How a write whose count the driver did not report is recognised as ours when read back: never by the state
+     * alone, always by the token too (a sweep, a release and a resolution of an unknown send clear it).
+     */
+    private enum Check {
+        /** Our token and the state this write sets. */
+        WROTE_STATE,
+        /** Our token and any held state (a heartbeat changes neither). */
+        STILL_HELD,
+        /** Our token spent by this release ({@code -token}) and the claimable state. */
+        RELEASED
+    }
 
     private final QueueShape<S> shape;
     private final Function<Outcome<S>, Assignments> assignments;
@@ -87,9 +106,23 @@ public final class FencedWrites<S extends Enum<S>> {
             for (Decision<S> d : decisions) {
                 prepared.add(prepare(d.row(), d.outcome()));
             }
-            results = decisions.size() == 1
-                    ? shape.engine.autocommit(operation, reported(c -> run(c, prepared)))
-                    : shape.engine.transaction(operation, reported(c -> run(c, prepared)));
+            if (decisions.size() == 1) {
+                results = isolated(decisions.get(0), prepared.get(0));
+            } else {
+                try {
+                    results = shape.engine.transaction(operation, reported(c -> run(c, prepared)));
+                } catch (DataAccessException e) {
+                    if (!refusedByDatabase(e)) {
+                        throw e;
+                    }
+                    // One outcome the database refuses must not roll back the others forever: write each alone
+                    // (only after a failure, so the common path keeps its single transaction).
+                    results = new ArrayList<>(decisions.size());
+                    for (int i = 0; i < decisions.size(); i++) {
+                        results.add(isolated(decisions.get(i), prepared.get(i)).get(0));
+                    }
+                }
+            }
         }
         if (shape.engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
@@ -112,6 +145,33 @@ public final class FencedWrites<S extends Enum<S>> {
         return results;
     }
 
+    /**
+     * Writes one outcome in autocommit mode. When the database refuses it (a constraint, a value out of range, a
+     * text the column cannot hold), the row is dead-lettered with the database's error instead, so that a poison
+     * outcome is neither lost silently nor handled again forever; a transient failure is thrown as before.
+     */
+    private List<LeaseResult<S>> isolated(Decision<S> d, Prepared<S> p) {
+        String operation = "apply 1 outcome(s) in queue '" + shape.name + "'";
+        // a column the table lacks is a deployment error, not this row's: it stays a SchemaMismatchException
+        try {
+            return shape.engine.autocommit(operation, reported(c -> run(c, List.of(p))));
+        } catch (DataAccessException e) {
+            if (!refusedByDatabase(e)) {
+                throw e;
+            }
+            Prepared<S> dead =
+                    deadLetter(d.row(), "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
+            return shape.engine.autocommit(
+                    "dead-letter a refused outcome in queue '" + shape.name + "'", c -> run(c, List.of(dead)));
+        }
+    }
+
+    /** True when the failure is the database refusing the statement, not a lost connection or a transient error. */
+    private boolean refusedByDatabase(DataAccessException e) {
+        return e.getCause() instanceof SQLException sql
+                && !shape.dialect.diagnostics().classify(sql).retryable();
+    }
+
     /** Extends the leases of {@code rows} in one transaction. */
     public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
         if (rows.isEmpty()) {
@@ -123,7 +183,7 @@ public final class FencedWrites<S extends Enum<S>> {
                         + shape.fence);
         List<Prepared<S>> prepared = new ArrayList<>(rows.size());
         for (ClaimedRow<S> r : rows) {
-            prepared.add(new Prepared<>(update, fenced(r), r.id(), r.token(), shape.processing));
+            prepared.add(new Prepared<>(update, fenced(r), r.id(), r.token(), shape.processing, Check.STILL_HELD));
         }
         return shape.engine.transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
     }
@@ -153,10 +213,12 @@ public final class FencedWrites<S extends Enum<S>> {
     public LeaseResult<S> resolveUnknown(Object id, S target, Outcome<S> completion) {
         Assignments extra = completion == null ? Assignments.NONE : assignments.apply(completion);
         List<S> unknown = List.of(shape.unknown);
+        // the token is cleared: a stale worker still holding it must not read this row as one it wrote
         String update = setSql(
                 "resolve",
                 extra,
-                " WHERE " + shape.qId + " = ? AND " + shape.in(unknown).sql());
+                " WHERE " + shape.qId + " = ? AND " + shape.in(unknown).sql(),
+                true);
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(target));
         extra.addValues(binds);
@@ -172,6 +234,25 @@ public final class FencedWrites<S extends Enum<S>> {
     /** {@code work}, reporting a column of the table an outcome sets that does not exist as a schema mismatch. */
     private <T> SqlWork<T> reported(SqlWork<T> work) {
         return UndefinedColumn.reported(shape.dialect, shape.table, work);
+    }
+
+    /** Moves a row in the unknown state to the dead state with {@code error}; guarded by the unknown state. */
+    public LeaseResult<S> resolveUnknownDead(Object id, String error) {
+        String update = sql.computeIfAbsent(
+                "resolve-dead",
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
+                        + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND "
+                        + shape.in(List.of(shape.unknown)).sql());
+        List<Object> binds = new ArrayList<>();
+        binds.add(shape.machine.code(shape.dead));
+        binds.add(truncate(error));
+        binds.add(id);
+        binds.addAll(shape.in(List.of(shape.unknown)).binds());
+        return shape.engine.autocommit(
+                "dead-letter an unknown send in queue '" + shape.name + "'",
+                c -> Engine.update(c, update, binds) == 1
+                        ? new LeaseResult.Done<>(id, shape.dead)
+                        : new LeaseResult.LeaseLost<>(id));
     }
 
     private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {
@@ -222,13 +303,25 @@ public final class FencedWrites<S extends Enum<S>> {
                 return withError("unknown", shape.unknown, row, outcome.error());
             }
             case RELEASE -> {
+                // Only a row still PROCESSING goes back: a SENDING row's irreversible call may be under way, so it
+                // stays held until its lease ends and the expiry sweep moves it to the unknown state. The release
+                // gives the claim's attempt back (the next claim reports the same attempt number) and spends the
+                // token: -token can never fence a write (tokens are positive), yet tells this release's own
+                // read-back that the row was released by us.
+                List<S> processingOnly = List.of(shape.processing);
                 String update = sql.computeIfAbsent(
                         "release",
-                        k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL"
-                                + shape.fence);
+                        k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
+                                + shape.qToken + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " - 1 WHERE "
+                                + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
+                                + shape.in(processingOnly).sql());
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(shape.claimable));
-                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.claimable);
+                binds.add(-row.token());
+                binds.add(row.id());
+                binds.add(row.token());
+                binds.addAll(shape.in(processingOnly).binds());
+                return new Prepared<>(update, binds, row.id(), row.token(), shape.claimable, Check.RELEASED);
             }
             default -> throw new IllegalStateException("unknown outcome " + outcome.kind());
         }
@@ -267,6 +360,10 @@ public final class FencedWrites<S extends Enum<S>> {
      * refuses extra assignments to the columns the queue manages.
      */
     private String setSql(String kind, Assignments extra, String where) {
+        return setSql(kind, extra, where, false);
+    }
+
+    private String setSql(String kind, Assignments extra, String where, boolean clearToken) {
         String key = kind + extra.key() + where;
         String cached = sql.get(key);
         if (cached != null) {
@@ -281,16 +378,56 @@ public final class FencedWrites<S extends Enum<S>> {
                                 .append(shape.qState)
                                 .append(" = ?, ")
                                 .append(shape.qLease)
-                                .append(" = NULL"))
+                                .append(" = NULL")
+                                .append(clearToken ? ", " + shape.qToken + " = NULL" : ""))
                 .append(where)
                 .toString());
     }
 
-    private static String truncate(String error) {
+    /**
+     * The error text as the column can hold it: NUL (refused by PostgreSQL in text) and other control characters
+     * but tab and line breaks replaced by {@code '?'}, then cut to the column's width (learned once from the
+     * database's metadata, at most {@link #MAX_ERROR_LENGTH}) without splitting a surrogate pair.
+     */
+    private String truncate(String error) {
         if (error == null) {
             return null;
         }
-        return error.length() <= MAX_ERROR_LENGTH ? error : error.substring(0, MAX_ERROR_LENGTH);
+        StringBuilder clean = new StringBuilder(Math.min(error.length(), MAX_ERROR_LENGTH + 1));
+        int width = errorWidth();
+        for (int i = 0; i < error.length() && clean.length() < width; i++) {
+            char ch = error.charAt(i);
+            if (Character.isISOControl(ch) && ch != '\t' && ch != '\n' && ch != '\r') {
+                clean.append('?');
+            } else if (Character.isHighSurrogate(ch) && clean.length() + 1 >= width) {
+                break;
+            } else {
+                clean.append(ch);
+            }
+        }
+        return clean.toString();
+    }
+
+    private volatile int errorWidth;
+
+    /** The error column's width in characters, capped at {@link #MAX_ERROR_LENGTH}; read once per queue. */
+    private int errorWidth() {
+        int w = errorWidth;
+        if (w > 0) {
+            return w;
+        }
+        int read;
+        try {
+            read = shape.engine.autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
+                SchemaCheck.ColumnInfo col =
+                        new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
+                return col == null || col.size() <= 0 ? MAX_ERROR_LENGTH : Math.min(col.size(), MAX_ERROR_LENGTH);
+            });
+        } catch (DataAccessException e) {
+            return MAX_ERROR_LENGTH; // not cached: read again at the next error text
+        }
+        errorWidth = read;
+        return read;
     }
 
     /**
@@ -429,10 +566,19 @@ public final class FencedWrites<S extends Enum<S>> {
         try (PreparedStatement ps = c.prepareStatement(read)) {
             Rows.bind(ps, 1, List.of(p.id()));
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()
-                        && rs.getLong(1) == p.token()
-                        && shape.machine.fromCode(rs.getObject(2)).orElse(null) == p.resultState()) {
-                    return new LeaseResult.Done<>(p.id(), p.resultState());
+                if (rs.next()) {
+                    long token = rs.getLong(1);
+                    boolean tokenNull = rs.wasNull();
+                    S state = shape.machine.fromCode(rs.getObject(2)).orElse(null);
+                    boolean ours =
+                            switch (p.check()) {
+                                case WROTE_STATE -> !tokenNull && token == p.token() && state == p.resultState();
+                                case STILL_HELD -> !tokenNull && token == p.token() && shape.held.contains(state);
+                                case RELEASED -> !tokenNull && token == -p.token() && state == p.resultState();
+                            };
+                    if (ours) {
+                        return new LeaseResult.Done<>(p.id(), p.check() == Check.STILL_HELD ? state : p.resultState());
+                    }
                 }
             }
         }

@@ -23,13 +23,30 @@ public final class Sweeps<S extends Enum<S>> {
 
     private final QueueShape<S> shape;
     private final BatchUpdate reclaim;
+    private final BatchUpdate exhausted;
     private final BatchUpdate expireSends;
 
     /** The sweeps of the queue of {@code shape}, rendered once. */
     public Sweeps(QueueShape<S> shape) {
         this.shape = shape;
-        this.reclaim = sweep(shape.processing, shape.claimable);
-        this.expireSends = shape.sending == null ? null : sweep(shape.sending, shape.unknown);
+        int max = shape.retry.maxAttempts();
+        // A row whose handler crashed the process or outlived its lease has used its attempt like a failed one: at
+        // maxAttempts it goes to the dead state instead of back to the queue, so it cannot crash-loop (and block its
+        // key) forever. Every sweep clears the token: a stale worker's write, or its read-back, can never match.
+        this.reclaim = sweep(
+                shape.processing,
+                shape.claimable,
+                new SqlFragment(shape.qAttempts + " < ?", List.of(max)),
+                SqlFragment.of(""));
+        this.exhausted = sweep(
+                shape.processing,
+                shape.dead,
+                new SqlFragment(shape.qAttempts + " >= ?", List.of(max)),
+                new SqlFragment(
+                        ", " + shape.qError + " = ?",
+                        List.of("lease expired on attempt " + max + " of " + max
+                                + " (the handler crashed or outlived its lease)")));
+        this.expireSends = shape.sending == null ? null : sweep(shape.sending, shape.unknown, null, SqlFragment.of(""));
     }
 
     /**
@@ -45,8 +62,11 @@ public final class Sweeps<S extends Enum<S>> {
         if (moved > 0) {
             shape.engine.fire(l -> l.onReclaim(shape.name, moved));
         }
+        long dead = shape.engine
+                .drain("dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH)
+                .rows();
         if (expireSends == null) {
-            return moved;
+            return moved + dead;
         }
         long lost = shape.engine
                 .drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH)
@@ -54,18 +74,24 @@ public final class Sweeps<S extends Enum<S>> {
         if (lost > 0) {
             shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
         }
-        return moved + lost;
+        return moved + dead + lost;
     }
 
-    private BatchUpdate sweep(S from, S to) {
+    private BatchUpdate sweep(S from, S to, SqlFragment attempts, SqlFragment moreSet) {
         Dialect d = shape.dialect;
-        SqlFragment where = SqlFragment.join(
-                " AND ",
-                List.of(
-                        shape.in(List.of(from)),
-                        SqlFragment.of(shape.qLease + " < " + d.sql().currentTimestamp())));
-        SqlFragment set =
-                new SqlFragment(shape.qState + " = ?, " + shape.qLease + " = NULL", List.of(shape.machine.code(to)));
+        List<SqlFragment> conditions = new ArrayList<>();
+        conditions.add(shape.in(List.of(from)));
+        conditions.add(SqlFragment.of(shape.qLease + " < " + d.sql().currentTimestamp()));
+        if (attempts != null) {
+            conditions.add(attempts);
+        }
+        SqlFragment where = SqlFragment.join(" AND ", conditions);
+        List<Object> setBinds = new ArrayList<>();
+        setBinds.add(shape.machine.code(to));
+        setBinds.addAll(moreSet.binds());
+        SqlFragment set = new SqlFragment(
+                shape.qState + " = ?, " + shape.qLease + " = NULL, " + shape.qToken + " = NULL" + moreSet.sql(),
+                setBinds);
         return d.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
                 .where(where)
                 .set(set)

@@ -3,6 +3,7 @@ package dev.baton.internal.worker;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Decision;
+import dev.baton.IllegalVerdictException;
 import dev.baton.LeaseLostException;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
@@ -236,7 +237,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             if (outcome == null) {
                 return failure(row, "handler returned null");
             }
-            return outcome;
+            return legal(outcome);
         } catch (LeaseLostException e) {
             return null;
         } catch (Exception e) {
@@ -248,6 +249,23 @@ public final class WorkerLoop<S extends Enum<S>> {
             signals.handlerThread(row, null);
             Thread.interrupted(); // clear an interrupt from a lease-lost signal before the thread is reused
         }
+    }
+
+    /**
+     * A completion into a state the machine does not allow from the held states would be refused for the whole
+     * batch: refused here, before SQL, it dead-letters this row only.
+     */
+    private Outcome<S> legal(Outcome<S> outcome) {
+        if (outcome.kind() != Outcome.Kind.COMPLETE) {
+            return outcome;
+        }
+        S target = outcome.target();
+        boolean allowed = queue.machine().canTransition(queue.processingState(), target)
+                && (!sendingMode || queue.machine().canTransition(queue.sendingState(), target));
+        return allowed
+                ? outcome
+                : Outcome.deadLetter("the handler returned " + outcome + ", which the machine does not allow from "
+                        + queue.processingState() + (sendingMode ? " and " + queue.sendingState() : ""));
     }
 
     private Outcome<S> failure(ClaimedRow<S> row, String reason) {
@@ -321,14 +339,13 @@ public final class WorkerLoop<S extends Enum<S>> {
             queue.reclaimExpired();
             if (reconciler != null) {
                 for (Object id : queue.unknownRows(100)) {
-                    Outcome<S> verdict = reconciler.reconcile(id);
-                    if (verdict == null) {
-                        continue;
-                    }
-                    if (verdict.kind() == Outcome.Kind.COMPLETE) {
-                        queue.resolveUnknown(id, true, verdict);
-                    } else {
-                        queue.resolveUnknown(id, false, null);
+                    try {
+                        // sent, not sent, give up, or can't tell yet (null/unknown: the row stays unknown); any
+                        // other verdict is refused and the row left untouched
+                        queue.resolveUnknown(id, reconciler.reconcile(id));
+                    } catch (IllegalVerdictException e) {
+                        log.error("reconciler for queue '{}': {}", queue.name(), e.getMessage());
+                        engine.fire(l -> l.onWorkerError(queue.name(), e));
                     }
                 }
             }
@@ -383,6 +400,8 @@ public final class WorkerLoop<S extends Enum<S>> {
             }
             inFlight.remove(d.row());
         }
+        // Rows still in flight are released, but a release moves only rows still PROCESSING: a row already marked
+        // SENDING (its call may be under way) is left to its lease, and the expiry sweep moves it to UNKNOWN.
         for (ClaimedRow<S> row : inFlight.keySet()) {
             writes.add(new Decision<>(row, Outcome.release()));
         }

@@ -87,36 +87,39 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         LOST_REPLY_COMPLETE,
         /**
          * A worker crashes: its claims are abandoned, the database clock passes their leases and the sweep runs.
-         * Works today (with {@link #ATTEMPT_LIMIT_ON_EXPIRY} off, which decides what the sweep does at the limit).
+         * On by default.
          */
         CRASH,
         /**
          * A worker marks a row sending and stops; its shutdown releases the row. The row must stay sending (and go
-         * unknown after its lease), never claimable. Off by default: issue 11 item 1, the release fence accepts
-         * sending rows (fix on branch {@code edges}).
+         * unknown after its lease), never claimable. On by default (issue 11 item 1).
          */
         SHUTDOWN_MID_SEND,
         /**
          * Two held rows are completed in one {@code applyAll}, one with a value the database refuses (a 65-character
          * {@code third_party_guid} in a {@code VARCHAR(64)}): the good one commits, the refused one is isolated
-         * (dead, or pending for a retry after the policy's delay, attempts bounded). Off by default: issue 11 item 2,
-         * the whole batch rolls back and throws (fix on branch {@code edges}).
+         * (dead, or pending for a retry after the policy's delay, attempts bounded). On by default (issue 11 item 2).
          */
         POISON_OUTCOME,
         /**
          * The sweep enforces the attempt limit: an expired processing row that has used {@code maxAttempts} goes to
-         * the dead state, not back to the claimable one; attempts never exceed the limit. Off by default: issue 11
-         * item 3, expired rows are reclaimed and claimed again forever (fix on branch {@code edges}).
+         * the dead state, not back to the claimable one; attempts never exceed the limit. On by default (issue 11
+         * item 3).
          */
         ATTEMPT_LIMIT_ON_EXPIRY,
         /**
-         * A release does not use up an attempt (the attempt count goes back to what it was before the claim). Off by
-         * default: issue 11 item 1 (fix on branch {@code edges}).
+         * A release does not use up an attempt (the attempt count goes back to what it was before the claim). On by
+         * default (issue 11 item 1).
          */
         RELEASE_KEEPS_ATTEMPT
     }
 
-    private static final Set<Gate> DEFAULT_GATES = EnumSet.of(Gate.CRASH);
+    private static final Set<Gate> DEFAULT_GATES = EnumSet.of(
+            Gate.CRASH,
+            Gate.SHUTDOWN_MID_SEND,
+            Gate.POISON_OUTCOME,
+            Gate.ATTEMPT_LIMIT_ON_EXPIRY,
+            Gate.RELEASE_KEEPS_ATTEMPT);
 
     private TestDatabase db;
     private Dialect dialect;

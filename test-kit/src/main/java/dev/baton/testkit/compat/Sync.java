@@ -35,7 +35,7 @@ public enum Sync {
             .allow(PENDING, PROCESSING)
             .allow(PROCESSING, PENDING, COMPLETED, FAILED, SENDING)
             .allow(SENDING, COMPLETED, UNKNOWN, FAILED, PENDING)
-            .allow(UNKNOWN, COMPLETED, PENDING)
+            .allow(UNKNOWN, COMPLETED, PENDING, FAILED)
             .terminal(COMPLETED, FAILED)
             .build();
 }
