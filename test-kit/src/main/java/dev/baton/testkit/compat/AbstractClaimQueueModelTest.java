@@ -619,6 +619,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             if (r.state == Sync.PROCESSING) {
                 assertEquals(new LeaseResult.Done<>(c.id(), Sync.SENDING), q.markSending(c), op + ": markSending");
                 r.state = Sync.SENDING;
+                r.leaseUntil = now + LEASE; // recording a send renews the lease for the send itself
             }
             Object got;
             try {
