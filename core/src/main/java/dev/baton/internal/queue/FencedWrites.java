@@ -6,6 +6,7 @@ import dev.baton.DataAccessException;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
+import dev.baton.OutcomeInDoubtException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.sql.Assignments;
 import dev.baton.spi.Rows;
@@ -86,8 +87,8 @@ public final class FencedWrites<S extends Enum<S>> {
                 prepared.add(prepare(d.row(), d.outcome()));
             }
             results = decisions.size() == 1
-                    ? shape.engine.autocommit(operation, c -> run(c, prepared))
-                    : shape.engine.transaction(operation, c -> run(c, prepared));
+                    ? shape.engine.autocommit(operation, c -> run(c, prepared), c -> runAfterLostReply(c, prepared))
+                    : shape.engine.transaction(operation, c -> run(c, prepared), c -> runAfterLostReply(c, prepared));
         }
         if (shape.engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
@@ -140,7 +141,10 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
         return shape.engine
-                .autocommit("mark sending in queue '" + shape.name + "'", c -> run(c, List.of(p)))
+                .autocommit(
+                        "mark sending in queue '" + shape.name + "'",
+                        c -> run(c, List.of(p)),
+                        c -> runAfterLostReply(c, List.of(p)))
                 .get(0);
     }
 
@@ -160,11 +164,43 @@ public final class FencedWrites<S extends Enum<S>> {
         extra.addValues(binds);
         binds.add(id);
         binds.addAll(shape.in(unknown).binds());
+        String operation = "resolve unknown send in queue '" + shape.name + "'";
         return shape.engine.autocommit(
-                "resolve unknown send in queue '" + shape.name + "'",
+                operation,
                 c -> Engine.update(c, update, binds) == 1
                         ? new LeaseResult.Done<>(id, target)
-                        : new LeaseResult.LeaseLost<>(id));
+                        : new LeaseResult.LeaseLost<>(id),
+                c -> {
+                    if (Engine.update(c, update, binds) == 1) {
+                        return new LeaseResult.Done<>(id, target);
+                    }
+                    // the lost attempt may have resolved the row; nothing written identifies this call's write
+                    throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
+                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
+                });
+    }
+
+    /**
+     * {@link #run} for a retry after a lost connection: the lost attempt may have committed, so a write that now
+     * matches no row is settled by reading the row back. It is this call's write if the row carries this call's token
+     * in the state written; a terminal state without it was written by nobody holding this token (a terminal row never
+     * moves again), so the lease is lost for certain; anything else is in doubt.
+     */
+    private List<LeaseResult<S>> runAfterLostReply(Connection c, List<Prepared<S>> prepared) throws SQLException {
+        List<LeaseResult<S>> results = run(c, prepared);
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof LeaseResult.LeaseLost<S>) {
+                Prepared<S> p = prepared.get(i);
+                LeaseResult<S> read = readBack(c, p);
+                if (read instanceof LeaseResult.LeaseLost<S> && !shape.machine.isTerminal(p.resultState())) {
+                    throw new OutcomeInDoubtException("fenced write to row " + p.id() + " of queue '" + shape.name
+                            + "': the connection was lost after the write was sent, and the row does not show it;"
+                            + " it may have been written and moved on since, or never written");
+                }
+                results.set(i, read);
+            }
+        }
+        return results;
     }
 
     private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {
