@@ -93,14 +93,17 @@ public final class BulkTransition<S extends Enum<S>> {
         return render().sql();
     }
 
-    /** Runs batches, each in its own transaction on the data source, until a batch comes back short. */
+    /**
+     * Runs batches, each in its own transaction on the data source, until a batch comes back short. After a lost
+     * connection the count is a lower bound ({@link BulkResult#countInDoubt()}).
+     */
     public BulkResult apply() {
         BatchUpdate statement = render();
         Engine engine = table.engine();
         String operation = "bulk transition " + table.table() + " to " + target;
         Engine.Drained done = engine.drain(operation, statement, batchSize);
         engine.fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
-        return new BulkResult(done.rows(), done.batches());
+        return new BulkResult(done.rows(), done.batches(), done.countInDoubt());
     }
 
     /** Runs batches on the caller's connection (in its transaction if one is open) until one comes back short. */

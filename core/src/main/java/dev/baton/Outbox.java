@@ -2,6 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
+import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.OutboxStatements;
 import dev.baton.spi.Dialect;
 import java.sql.Connection;
@@ -202,10 +203,19 @@ public final class Outbox {
         }
     }
 
-    /** Stores a message in its own transaction on the data source. */
+    /**
+     * Stores a message in its own transaction on the data source, retrying transient failures.
+     *
+     * @return {@link EnqueueResult.Enqueued} with the id, or {@link EnqueueResult.Duplicate} when a message with the
+     *     same dedup key exists
+     * @throws OutcomeInDoubtException when the connection was lost after the insert was sent and Baton cannot tell
+     *     whether this call stored the message: without a dedup key the insert is never sent twice; with one, a retry
+     *     that meets the key stored is in doubt rather than a certain {@code Duplicate}
+     */
     public EnqueueResult enqueue(Message message) {
         check(message);
-        return engine.autocommit("enqueue into outbox " + table, c -> insert(c, message));
+        return engine.autocommit(
+                "enqueue into outbox " + table, c -> insert(c, message), c -> insertAfterLostReply(c, message));
     }
 
     /**
@@ -218,19 +228,11 @@ public final class Outbox {
     public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(Transition<S> transition, Message message) {
         Objects.requireNonNull(transition, "transition");
         check(message);
-        TransitionResult<S> result = engine.transaction("transition and enqueue into outbox " + table, c -> {
-            TransitionResult<S> r = transition.execute(c);
-            if (r instanceof TransitionResult.Applied<S>) {
-                EnqueueResult e = insert(c, message);
-                if (e instanceof EnqueueResult.Duplicate) {
-                    // the transition applied but its announcement exists: keep both consistent, report the state
-                    return r;
-                }
-            } else if (r instanceof TransitionResult.Conflict<S>) {
-                c.rollback(); // PostgreSQL aborted the transaction; nothing to keep
-            }
-            return r;
-        });
+        String operation = "transition and enqueue into outbox " + table;
+        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, message);
+        // after a lost commit the pair may be in: a row in the target state is then in doubt, not AlreadyInTarget
+        TransitionResult<S> result = engine.transaction(
+                operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, message)));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
         }
@@ -288,6 +290,41 @@ public final class Outbox {
         if (m.payloadSize() > options.maxPayloadBytes()) {
             throw new PayloadTooLargeException("payload", m.payloadSize(), options.maxPayloadBytes());
         }
+    }
+
+    private <S extends Enum<S>> TransitionResult<S> transitionAndInsert(
+            Connection c, Transition<S> transition, Message message) throws SQLException {
+        TransitionResult<S> r = transition.execute(c);
+        if (r instanceof TransitionResult.Applied<S>) {
+            EnqueueResult e = insert(c, message);
+            if (e instanceof EnqueueResult.Duplicate) {
+                // the transition applied but its announcement exists: keep both consistent, report the state
+                return r;
+            }
+        } else if (r instanceof TransitionResult.Conflict<S>) {
+            c.rollback(); // PostgreSQL aborted the transaction; nothing to keep
+        }
+        return r;
+    }
+
+    /**
+     * The retry of an enqueue whose connection was lost: the first attempt may have stored the message. Without a dedup
+     * key nothing tells its row from another with the same content, so the message is not inserted again (that would
+     * deliver it twice) and the call is in doubt. With one, the insert is tried again: it stores the message if the
+     * first attempt did not; a duplicate is in doubt (this call's lost attempt, or another caller, stored it).
+     */
+    private EnqueueResult insertAfterLostReply(Connection c, Message m) throws SQLException {
+        if (m.dedupKey() == null) {
+            throw new OutcomeInDoubtException("enqueue into outbox " + table + ": the connection was lost after the"
+                    + " insert was sent; the message may be stored (give it a dedup key to make the retry safe)");
+        }
+        EnqueueResult r = insert(c, m);
+        if (r instanceof EnqueueResult.Duplicate) {
+            throw new OutcomeInDoubtException("enqueue into outbox " + table + ": the connection was lost after the"
+                    + " insert was sent, and a message with dedup key '" + m.dedupKey() + "' is stored: by this call"
+                    + " or by another, which Baton cannot tell");
+        }
+        return r;
     }
 
     private EnqueueResult insert(Connection c, Message m) throws SQLException {

@@ -68,14 +68,15 @@ public final class Transition<S extends Enum<S>> {
      * Runs the transition on the data source in its own autocommit statement, retrying transient failures; fires
      * listeners after it committed.
      *
-     * @return what happened; never null
+     * @return what happened; never null; {@link TransitionResult.InDoubt} when a lost connection leaves open whether
+     *     this call moved the row
      * @throws UnknownStateException if the row holds a code the machine does not know
      * @throws DataAccessException on a non-transient database failure
      */
     public TransitionResult<S> apply() {
         Engine engine = table.engine();
-        TransitionResult<S> result =
-                engine.autocommit("transition " + table.table() + " id " + id + " to " + target, this::execute);
+        TransitionResult<S> result = engine.autocommit(
+                "transition " + table.table() + " id " + id + " to " + target, this::execute, c -> inDoubt(execute(c)));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(table.table(), result));
         }
@@ -111,6 +112,16 @@ public final class Transition<S extends Enum<S>> {
         } catch (SQLException e) {
             throw new DataAccessException("transition " + table.table() + " id " + id + " to " + target, e);
         }
+    }
+
+    /**
+     * The result of a run that follows a lost connection: the lost attempt may have committed, so a row found in the
+     * target state is {@link TransitionResult.InDoubt}, never a certain {@link TransitionResult.AlreadyInTarget}.
+     */
+    static <S extends Enum<S>> TransitionResult<S> inDoubt(TransitionResult<S> r) {
+        return r instanceof TransitionResult.AlreadyInTarget<S> a
+                ? new TransitionResult.InDoubt<>(a.id(), a.state())
+                : r;
     }
 
     /** Runs the statement on {@code c} as it is (no savepoint, no listeners); a unique violation is a Conflict. */

@@ -6,7 +6,9 @@ package dev.baton;
  * <ul>
  *   <li>{@link Applied}: this call moved the row;
  *   <li>{@link AlreadyInTarget}: the row was already in the target state (an idempotent duplicate, such as a second
- *       gateway callback; also what a retry after a lost connection sees when the first attempt had committed);
+ *       gateway callback);
+ *   <li>{@link InDoubt}: the connection was lost after the statement was sent, and the retry found the row in the
+ *       target state: this call's lost attempt or an earlier writer moved it, and Baton cannot tell which;
  *   <li>{@link Rejected}: the row is in a state from which this transition is not allowed, e.g. {@code FAILED} when
  *       {@code PENDING → PAID} was asked;
  *   <li>{@link NotFound}: no row has that id;
@@ -35,7 +37,7 @@ public sealed interface TransitionResult<S extends Enum<S>> {
 
     /** True when the row is now in the target state, whether this call moved it or an earlier one did. */
     default boolean inTarget() {
-        return this instanceof Applied || this instanceof AlreadyInTarget;
+        return this instanceof Applied || this instanceof AlreadyInTarget || this instanceof InDoubt;
     }
 
     /**
@@ -55,6 +57,19 @@ public sealed interface TransitionResult<S extends Enum<S>> {
      * @param <S> the enum of states
      */
     record AlreadyInTarget<S extends Enum<S>>(Object id, S state) implements TransitionResult<S> {}
+
+    /**
+     * The connection was lost after the statement was sent; the row is in the target state, but whether this call or
+     * an earlier one moved it is unknown. Only {@link Transition#apply()} and {@code Outbox.transitionAndEnqueue}
+     * return it (they retry after a lost connection; on the caller's connection nothing is retried). Treat it as
+     * "in the target state, effects of the move possibly already done": a caller that must act exactly once on the
+     * move (send a mail, enqueue a message) should do so idempotently or from the outbox the move committed with.
+     *
+     * @param id the row id
+     * @param state the current (and target) state
+     * @param <S> the enum of states
+     */
+    record InDoubt<S extends Enum<S>>(Object id, S state) implements TransitionResult<S> {}
 
     /**
      * The row is in a state this transition may not start from; nothing was written.

@@ -56,7 +56,7 @@ public final class Engine {
      * transient failures on a fresh connection.
      */
     public <T> T autocommit(String operation, SqlWork<T> work) {
-        return withRetry(operation, false, work);
+        return withRetry(operation, false, work, work);
     }
 
     /**
@@ -64,15 +64,32 @@ public final class Engine {
      * transient failure (after an explicit rollback: MySQL's lock-wait timeout rolls back only the statement).
      */
     public <T> T transaction(String operation, SqlWork<T> work) {
-        return withRetry(operation, true, work);
+        return withRetry(operation, true, work, work);
     }
 
-    private <T> T withRetry(String operation, boolean transactional, SqlWork<T> work) {
+    /**
+     * As {@link #autocommit(String, SqlWork)}, but once an attempt lost its connection every later attempt runs
+     * {@code afterLostReply} instead: the lost attempt may have committed on the server, so the retry must recognise
+     * its own write (read a receipt back) rather than run blind. The normal path runs {@code work} alone.
+     */
+    public <T> T autocommit(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        return withRetry(operation, false, work, afterLostReply);
+    }
+
+    /** As {@link #transaction(String, SqlWork)}, with {@code afterLostReply} as {@link #autocommit(String, SqlWork,
+     * SqlWork)} runs it. */
+    public <T> T transaction(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        return withRetry(operation, true, work, afterLostReply);
+    }
+
+    private <T> T withRetry(String operation, boolean transactional, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        boolean lost = false;
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(transactional, work);
+                return once(transactional, lost ? afterLostReply : work);
             } catch (SQLException e) {
                 SqlError error = dialect.diagnostics().classify(e);
+                lost |= error.kind() == SqlError.Kind.CONNECTION_LOST;
                 if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
                     throw new DataAccessException(
                             operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);
@@ -151,17 +168,31 @@ public final class Engine {
      * transaction where the dialect's statement needs one to be atomic, else in autocommit mode.
      */
     public List<Object[]> batchUpdate(String operation, BatchUpdate statement, Object[] args) {
+        SqlWork<List<Object[]>> work = c -> statement.execute(c, args);
+        return batchUpdate(operation, work, work);
+    }
+
+    /** Runs a batch as {@link #batchUpdate(String, BatchUpdate, Object[])}, with a work for after a lost reply. */
+    public <T> T batchUpdate(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
         return !dialect.traits().batchUpdateIsAtomic()
-                ? transaction(operation, c -> statement.execute(c, args))
-                : autocommit(operation, c -> statement.execute(c, args));
+                ? transaction(operation, work, afterLostReply)
+                : autocommit(operation, work, afterLostReply);
     }
 
     /**
      * Runs a bounded batch update on the data source, each batch as {@link #batchUpdate} does, until a batch comes back
-     * short.
+     * short. A batch whose reply was lost is run again (the statement is guarded, so a batch that had committed is not
+     * applied twice) but its count is unknown: the total is then a lower bound ({@link Drained#countInDoubt()}).
      */
     public Drained drain(String operation, BatchUpdate statement, int batchSize) {
-        return drain(batchSize, () -> batchUpdate(operation, statement, NO_ARGS).size());
+        boolean[] lost = {false};
+        SqlWork<Integer> work = c -> statement.execute(c, NO_ARGS).size();
+        SqlWork<Integer> again = c -> {
+            lost[0] = true;
+            return statement.execute(c, NO_ARGS).size();
+        };
+        Drained d = drain(batchSize, () -> batchUpdate(operation, work, again));
+        return new Drained(d.rows(), d.batches(), lost[0]);
     }
 
     /** Runs a bounded batch update on the caller's connection until a batch comes back short. */
@@ -178,7 +209,7 @@ public final class Engine {
             rows += n;
             batches++;
             if (n < batchSize) {
-                return new Drained(rows, batches);
+                return new Drained(rows, batches, false);
             }
         }
     }
@@ -190,8 +221,11 @@ public final class Engine {
         int run() throws E;
     }
 
-    /** What a {@link #drain} did: rows changed and batches run (the last one short). */
-    public record Drained(long rows, int batches) {}
+    /**
+     * What a {@link #drain} did: rows changed and batches run (the last one short); {@code countInDoubt} when a batch
+     * lost its reply, so that {@code rows} is a lower bound (the lost batch may have committed rows it never reported).
+     */
+    public record Drained(long rows, int batches, boolean countInDoubt) {}
 
     /** Executes an update with {@code binds} on {@code c} and returns its update count. */
     public static int update(Connection c, String sql, List<Object> binds) throws SQLException {

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * A batch update on PostgreSQL is one statement: a {@code MATERIALIZED} CTE picks and locks the rows ({@code FOR NO
  * KEY UPDATE SKIP LOCKED}, so foreign-key checks on the rows do not block) and the {@code UPDATE … FROM} it re-checks
- * the guard and returns the new values. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate
+ * the guard and returns the new values; an ordered batch (a claim) is a second CTE, its rows sorted by the order
+ * columns the pick carried along, since {@code RETURNING} promises no order. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate
  * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text so that a
  * server-side prepared statement never falls back to a generic plan that scans the table.
  */
@@ -16,11 +17,22 @@ final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
 
     static BatchUpdate render(BatchUpdateSpec spec) {
-        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (")
-                .append(spec.pickSql(spec.idColumn() + " AS baton_claimed_id"));
-        sql.append(" LIMIT ")
-                .append(spec.limit())
-                .append(" FOR NO KEY UPDATE SKIP LOCKED) UPDATE ")
+        // UPDATE … RETURNING returns rows in no promised order (seen: a claim of [1, 2, 6] returned [6, 1, 2]), so an
+        // ordered batch carries the order columns out of the pick and sorts the updated rows by them
+        boolean ordered = !spec.orderBy().isEmpty() && !spec.returning().isEmpty();
+        StringBuilder picked = new StringBuilder(spec.idColumn() + " AS baton_claimed_id");
+        if (ordered) {
+            for (int i = 0; i < spec.orderBy().size(); i++) {
+                picked.append(", ")
+                        .append(spec.orderBy().get(i))
+                        .append(" AS baton_order_")
+                        .append(i + 1);
+            }
+        }
+        StringBuilder sql =
+                new StringBuilder("WITH baton_claim AS MATERIALIZED (").append(spec.pickSql(picked.toString()));
+        sql.append(" LIMIT ").append(spec.limit()).append(" FOR NO KEY UPDATE SKIP LOCKED)");
+        sql.append(ordered ? ", baton_updated AS (UPDATE " : " UPDATE ")
                 .append(spec.table())
                 .append(" AS baton_target SET ")
                 .append(spec.set().sql())
@@ -31,10 +43,29 @@ final class PostgresBatchUpdate {
         if (!spec.returning().isEmpty()) {
             sql.append(" RETURNING ");
             List<String> cols = new ArrayList<>();
-            for (String c : spec.returning()) {
-                cols.add("baton_target." + c);
+            for (int i = 0; i < spec.returning().size(); i++) {
+                cols.add("baton_target." + spec.returning().get(i) + (ordered ? " AS baton_returned_" + (i + 1) : ""));
+            }
+            if (ordered) {
+                for (int i = 0; i < spec.orderBy().size(); i++) {
+                    cols.add("baton_claim.baton_order_" + (i + 1));
+                }
             }
             sql.append(String.join(", ", cols));
+        }
+        if (ordered) {
+            List<String> returned = new ArrayList<>();
+            for (int i = 0; i < spec.returning().size(); i++) {
+                returned.add("baton_returned_" + (i + 1));
+            }
+            List<String> order = new ArrayList<>();
+            for (int i = 0; i < spec.orderBy().size(); i++) {
+                order.add("baton_order_" + (i + 1));
+            }
+            sql.append(") SELECT ")
+                    .append(String.join(", ", returned))
+                    .append(" FROM baton_updated ORDER BY ")
+                    .append(String.join(", ", order));
         }
         List<Object> binds = new ArrayList<>(spec.pickWhere().binds());
         binds.addAll(spec.set().binds());

@@ -6,7 +6,12 @@ import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Param;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +60,7 @@ public final class Claimer<S extends Enum<S>, R> {
     private final Object processingCode;
     private final String operation;
     private final ConcurrentMap<Integer, BatchUpdate> statements = new ConcurrentHashMap<>();
+    private volatile String readBackSql;
 
     /** A claimer for the queue of {@code shape}. */
     public Claimer(QueueShape<S> shape, RowFactory<R> rows) {
@@ -72,7 +78,9 @@ public final class Claimer<S extends Enum<S>, R> {
     public List<R> claim(int batchSize) {
         BatchUpdate statement = statement(batchSize);
         ClaimArgs args = new ClaimArgs(processingCode, newToken());
-        List<Object[]> returned = shape.engine.batchUpdate(operation, statement, args.toArray());
+        Object[] bound = args.toArray();
+        List<Object[]> returned = shape.engine.batchUpdate(
+                operation, c -> statement.execute(c, bound), c -> readBackOrClaim(c, statement, bound, args.token()));
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
@@ -87,6 +95,42 @@ public final class Claimer<S extends Enum<S>, R> {
             out.add(rows.row(r[ID], args.token(), ((Number) r[ATTEMPTS]).intValue(), values));
         }
         return out;
+    }
+
+    /**
+     * The retry of a claim whose connection was lost: the lost attempt may have committed, holding rows under this
+     * call's token that nobody would receive until their lease ends. The token is this call's receipt: rows holding it
+     * in the processing state are read back and returned (in the claim's order); only if there are none is the claim
+     * run again.
+     */
+    private List<Object[]> readBackOrClaim(Connection c, BatchUpdate statement, Object[] bound, long token)
+            throws SQLException {
+        String read = readBackSql;
+        if (read == null) {
+            List<String> order = shape.orderBy.subList(1, shape.orderBy.size()); // the state is one value here
+            read = "SELECT " + String.join(", ", shape.returning) + " FROM " + shape.qTable + " WHERE " + shape.qToken
+                    + " = ? AND " + shape.in(List.of(shape.processing)).sql()
+                    + (order.isEmpty() ? "" : " ORDER BY " + String.join(", ", order));
+            readBackSql = read;
+        }
+        List<Object> binds = new ArrayList<>();
+        binds.add(token);
+        binds.addAll(shape.in(List.of(shape.processing)).binds());
+        List<Object[]> held = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(read)) {
+            Rows.bind(ps, 1, binds);
+            try (ResultSet rs = ps.executeQuery()) {
+                int n = shape.returning.size();
+                while (rs.next()) {
+                    Object[] row = new Object[n];
+                    for (int i = 0; i < n; i++) {
+                        row[i] = rs.getObject(i + 1);
+                    }
+                    held.add(row);
+                }
+            }
+        }
+        return held.isEmpty() ? statement.execute(c, bound) : held;
     }
 
     /** The cached claim statement of {@code batchSize} rows. */

@@ -6,6 +6,7 @@ import dev.baton.DataAccessException;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
+import dev.baton.OutcomeInDoubtException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.SqlWork;
@@ -110,7 +111,8 @@ public final class FencedWrites<S extends Enum<S>> {
                 results = isolated(decisions.get(0), prepared.get(0));
             } else {
                 try {
-                    results = shape.engine.transaction(operation, reported(c -> run(c, prepared)));
+                    results = shape.engine.transaction(
+                            operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
                 } catch (DataAccessException e) {
                     if (!refusedByDatabase(e)) {
                         throw e;
@@ -154,7 +156,8 @@ public final class FencedWrites<S extends Enum<S>> {
         String operation = "apply 1 outcome(s) in queue '" + shape.name + "'";
         // a column the table lacks is a deployment error, not this row's: it stays a SchemaMismatchException
         try {
-            return shape.engine.autocommit(operation, reported(c -> run(c, List.of(p))));
+            return shape.engine.autocommit(
+                    operation, reported(c -> run(c, List.of(p))), reported(c -> runAfterLostReply(c, List.of(p))));
         } catch (DataAccessException e) {
             if (!refusedByDatabase(e)) {
                 throw e;
@@ -202,7 +205,10 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
         return shape.engine
-                .autocommit("mark sending in queue '" + shape.name + "'", c -> run(c, List.of(p)))
+                .autocommit(
+                        "mark sending in queue '" + shape.name + "'",
+                        c -> run(c, List.of(p)),
+                        c -> runAfterLostReply(c, List.of(p)))
                 .get(0);
     }
 
@@ -224,11 +230,20 @@ public final class FencedWrites<S extends Enum<S>> {
         extra.addValues(binds);
         binds.add(id);
         binds.addAll(shape.in(unknown).binds());
+        String operation = "resolve unknown send in queue '" + shape.name + "'";
         return shape.engine.autocommit(
-                "resolve unknown send in queue '" + shape.name + "'",
+                operation,
                 reported(c -> Engine.update(c, update, binds) == 1
                         ? new LeaseResult.Done<>(id, target)
-                        : new LeaseResult.LeaseLost<>(id)));
+                        : new LeaseResult.LeaseLost<>(id)),
+                reported(c -> {
+                    if (Engine.update(c, update, binds) == 1) {
+                        return new LeaseResult.Done<>(id, target);
+                    }
+                    // the lost attempt may have resolved the row; nothing written identifies this call's write
+                    throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
+                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
+                }));
     }
 
     /** {@code work}, reporting a column of the table an outcome sets that does not exist as a schema mismatch. */
@@ -248,11 +263,42 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.add(truncate(error));
         binds.add(id);
         binds.addAll(shape.in(List.of(shape.unknown)).binds());
+        String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
         return shape.engine.autocommit(
-                "dead-letter an unknown send in queue '" + shape.name + "'",
+                operation,
                 c -> Engine.update(c, update, binds) == 1
                         ? new LeaseResult.Done<>(id, shape.dead)
-                        : new LeaseResult.LeaseLost<>(id));
+                        : new LeaseResult.LeaseLost<>(id),
+                c -> {
+                    if (Engine.update(c, update, binds) == 1) {
+                        return new LeaseResult.Done<>(id, shape.dead);
+                    }
+                    throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
+                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
+                });
+    }
+
+    /**
+     * {@link #run} for a retry after a lost connection: the lost attempt may have committed, so a write that now
+     * matches no row is settled by reading the row back. It is this call's write if the row carries this call's token
+     * in the state written; a terminal state without it was written by nobody holding this token (a terminal row never
+     * moves again), so the lease is lost for certain; anything else is in doubt.
+     */
+    private List<LeaseResult<S>> runAfterLostReply(Connection c, List<Prepared<S>> prepared) throws SQLException {
+        List<LeaseResult<S>> results = run(c, prepared);
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof LeaseResult.LeaseLost<S>) {
+                Prepared<S> p = prepared.get(i);
+                LeaseResult<S> read = readBack(c, p);
+                if (read instanceof LeaseResult.LeaseLost<S> && !shape.machine.isTerminal(p.resultState())) {
+                    throw new OutcomeInDoubtException("fenced write to row " + p.id() + " of queue '" + shape.name
+                            + "': the connection was lost after the write was sent, and the row does not show it;"
+                            + " it may have been written and moved on since, or never written");
+                }
+                results.set(i, read);
+            }
+        }
+        return results;
     }
 
     private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {

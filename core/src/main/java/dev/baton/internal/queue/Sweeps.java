@@ -1,6 +1,8 @@
 package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
+import dev.baton.OutcomeInDoubtException;
+import dev.baton.internal.Engine;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
@@ -54,27 +56,41 @@ public final class Sweeps<S extends Enum<S>> {
      * the unknown state; fires the listeners.
      *
      * @return rows reclaimed plus rows moved to unknown
+     * @throws OutcomeInDoubtException after the sweep ran to the end, if a batch lost its reply (the count is then a
+     *     lower bound, {@link OutcomeInDoubtException#atLeast()})
      */
     public long reclaimExpired() {
-        long moved = shape.engine
-                .drain("reclaim expired leases in queue '" + shape.name + "'", reclaim, BATCH)
-                .rows();
+        Engine.Drained reclaimed =
+                shape.engine.drain("reclaim expired leases in queue '" + shape.name + "'", reclaim, BATCH);
+        long moved = reclaimed.rows();
         if (moved > 0) {
             shape.engine.fire(l -> l.onReclaim(shape.name, moved));
         }
-        long dead = shape.engine
-                .drain("dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH)
-                .rows();
+        Engine.Drained exhaustedRows = shape.engine.drain(
+                "dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH);
+        long dead = exhaustedRows.rows();
+        boolean inDoubt = reclaimed.countInDoubt() || exhaustedRows.countInDoubt();
         if (expireSends == null) {
-            return moved + dead;
+            return certain(moved + dead, inDoubt);
         }
-        long lost = shape.engine
-                .drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH)
-                .rows();
+        Engine.Drained expired =
+                shape.engine.drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH);
+        long lost = expired.rows();
         if (lost > 0) {
             shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
         }
-        return moved + dead + lost;
+        return certain(moved + dead + lost, inDoubt || expired.countInDoubt());
+    }
+
+    /** {@code total}, or an in-doubt exception carrying it as a lower bound: the count must not claim certainty. */
+    private long certain(long total, boolean inDoubt) {
+        if (inDoubt) {
+            throw new OutcomeInDoubtException(
+                    "reclaim expired leases in queue '" + shape.name + "': the connection was lost after a batch was"
+                            + " sent; the sweep ran to the end, at least " + total + " row(s) moved",
+                    total);
+        }
+        return total;
     }
 
     private BatchUpdate sweep(S from, S to, SqlFragment attempts, SqlFragment moreSet) {

@@ -1,0 +1,36 @@
+package dev.baton;
+
+/**
+ * Thrown when a write may or may not have happened and Baton cannot tell: the connection was lost after the statement
+ * (or the commit) was sent, so the server may have committed it, and no receipt read back on the retry settles
+ * whether this call's write is the one that took effect. Baton never answers such a case with a certain result it
+ * does not have (a {@code LeaseLost}, a {@code Duplicate}, a second copy of a message); the caller decides, e.g. by
+ * reading the row, or by leaving the row to the queue's sweeps and reconciliation.
+ *
+ * <p>Operations that throw it: a fenced write ({@code ClaimQueue.complete}, {@code apply}, {@code release},
+ * {@code markSending}, {@code resolveUnknown}) whose retry matched no row and whose read-back does not show this
+ * call's write; {@code Outbox.enqueue} whose retry cannot tell whether the first attempt stored the message; {@code
+ * ClaimQueue.reclaimExpired()} when a batch's count was lost (the sweep ran to the end; {@link #atLeast()} rows were
+ * moved for certain).
+ */
+public final class OutcomeInDoubtException extends BatonException {
+    private static final long serialVersionUID = 1L;
+
+    private final long atLeast;
+
+    /** Creates an exception describing the operation in doubt. */
+    public OutcomeInDoubtException(String message) {
+        this(message, -1);
+    }
+
+    /** Creates an exception for a count of which only the lower bound {@code atLeast} is known. */
+    public OutcomeInDoubtException(String message, long atLeast) {
+        super(message);
+        this.atLeast = atLeast;
+    }
+
+    /** For a sweep: the rows certainly moved (a lower bound of the true count); -1 when the operation has no count. */
+    public long atLeast() {
+        return atLeast;
+    }
+}
