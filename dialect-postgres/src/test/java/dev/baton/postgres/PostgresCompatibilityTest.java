@@ -4,6 +4,7 @@ import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
@@ -61,4 +62,7 @@ class PostgresCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
 }

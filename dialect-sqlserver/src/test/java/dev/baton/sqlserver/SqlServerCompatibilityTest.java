@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
@@ -42,4 +43,7 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
 }
