@@ -39,16 +39,34 @@ public sealed interface Condition {
         return new In(Identifiers.check(column), List.of(values));
     }
 
-    /** {@code column < database now - age}: the row's timestamp is older than {@code age}. */
+    /**
+     * The longest age {@link #olderThan} accepts: 36,500 days (about 100 years), within every database's interval
+     * and date range.
+     */
+    Duration MAX_AGE = Duration.ofDays(36_500);
+
+    /**
+     * {@code column < database now - age}: the row's timestamp is older than {@code age}. The database's clock is
+     * read in UTC ({@code clock_timestamp()} on PostgreSQL, {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB, {@code
+     * SYSUTCDATETIME()} on SQL Server), so the column must be zone-aware ({@code timestamptz}, {@code
+     * datetimeoffset}) or hold UTC ({@code DATETIME}, {@code datetime2}); {@code verify()} of a queue refuses the
+     * types that cannot (PostgreSQL {@code timestamp}, MySQL {@code TIMESTAMP}).
+     *
+     * @throws ConfigurationException if {@code age} is negative or over {@link #MAX_AGE}
+     */
     static Condition olderThan(String column, Duration age) {
         Objects.requireNonNull(age, "age");
-        if (age.isNegative()) {
-            throw new ConfigurationException("olderThan(" + column + ") needs a non-negative age, was " + age);
+        if (age.isNegative() || age.compareTo(MAX_AGE) > 0) {
+            throw new ConfigurationException(
+                    "olderThan(" + column + ") needs an age of 0 to " + MAX_AGE.toDays() + " days, was " + age);
         }
         return new OlderThan(Identifiers.check(column), age);
     }
 
-    /** {@code (column IS NULL OR column <= database now)}: a due time that has come (or none set). */
+    /**
+     * {@code (column IS NULL OR column <= database now)}: a due time that has come (or none set). Compared with the
+     * database's UTC clock, like {@link #olderThan}: the column must be zone-aware or hold UTC.
+     */
     static Condition due(String column) {
         return new Due(Identifiers.check(column));
     }
@@ -87,6 +105,39 @@ public sealed interface Condition {
      * @param states the states, for messages
      */
     record StateIn(String column, List<Object> codes, List<? extends Enum<?>> states) implements Condition {
+        /**
+         * Checks the codes: integers (stored as {@code Long}) or strings a machine accepts.
+         *
+         * @throws ConfigurationException if there is no code, or one of another type or with quotes, backslashes or
+         *     control characters
+         */
+        public StateIn {
+            Identifiers.check(column);
+            Objects.requireNonNull(codes, "codes");
+            Objects.requireNonNull(states, "states");
+            if (codes.isEmpty()) {
+                throw new ConfigurationException("a state guard on " + column + " needs at least one code");
+            }
+            List<Object> checked = new java.util.ArrayList<>();
+            for (Object code : codes) {
+                if (code instanceof Integer || code instanceof Long || code instanceof Short || code instanceof Byte) {
+                    checked.add(((Number) code).longValue());
+                } else if (code instanceof String) {
+                    try {
+                        checked.add(dev.baton.spi.SqlVocabulary.checkedTextCode(code));
+                    } catch (IllegalArgumentException e) {
+                        throw new ConfigurationException("state guard on " + column + ": " + e.getMessage());
+                    }
+                } else {
+                    throw new ConfigurationException(
+                            "state guard on " + column + ": a code must be an integer or a" + " String, was "
+                                    + (code == null ? "null" : code.getClass().getName()));
+                }
+            }
+            codes = List.copyOf(checked);
+            states = List.copyOf(states);
+        }
+
         @Override
         public String toString() {
             return column + " IN " + Arrays.toString(states.toArray());

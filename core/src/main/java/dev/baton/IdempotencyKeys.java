@@ -315,7 +315,7 @@ public final class IdempotencyKeys {
      * }</pre>
      *
      * @param lease how long a started key belongs to its request before a retry may take it over, measured by the
-     *     database clock; 1 ms to 24 h, default 5 minutes. Make it longer than the slowest request.
+     *     database clock; 1 s to 24 h, default 5 minutes. Make it longer than the slowest request.
      * @param retention how long keys are kept after their last change before {@link IdempotencyKeys#deleteExpired()}
      *     deletes them; longer than the lease, at most 3650 days, default 24 hours
      * @param maxKeyLength the longest idempotency key accepted, in UTF-16 chars; 1 to 255, default 255
@@ -326,6 +326,7 @@ public final class IdempotencyKeys {
         /** The most bytes the response column holds on every database (MySQL's MEDIUMBLOB). */
         public static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024 - 1;
 
+        private static final Duration MIN_LEASE = Duration.ofSeconds(1);
         private static final Duration MAX_LEASE = Duration.ofHours(24);
         private static final Duration MAX_RETENTION = Duration.ofDays(3650);
 
@@ -338,8 +339,9 @@ public final class IdempotencyKeys {
         public Options {
             Objects.requireNonNull(lease, "lease");
             Objects.requireNonNull(retention, "retention");
-            if (lease.compareTo(MAX_LEASE) > 0 || lease.toMillis() < 1) {
-                throw new ConfigurationException("lease must be 1 ms to 24 h, was " + lease + " (idempotency keys)");
+            // below a second, a request still running loses its key to a retry, and both do the work
+            if (lease.compareTo(MAX_LEASE) > 0 || lease.compareTo(MIN_LEASE) < 0) {
+                throw new ConfigurationException("lease must be 1 s to 24 h, was " + lease + " (idempotency keys)");
             }
             if (retention.compareTo(lease) <= 0 || retention.compareTo(MAX_RETENTION) > 0) {
                 throw new ConfigurationException("retention must be longer than the lease (" + lease

@@ -23,12 +23,28 @@ import java.util.Objects;
  */
 public record Message(String topic, byte[] payload, String key, String dedupKey, Map<String, String> headers) {
 
-    /** Copies the payload and headers. */
+    /**
+     * The most bytes the headers may take once encoded (UTF-8, one {@code name=value} line each, with {@code %},
+     * {@code =} and line breaks percent-encoded): 65,535, what MySQL's {@code TEXT} column holds.
+     */
+    public static final int MAX_HEADER_BYTES = 65_535;
+
+    /**
+     * Copies the payload and headers.
+     *
+     * @throws PayloadTooLargeException if the encoded headers take more than {@link #MAX_HEADER_BYTES}
+     */
     public Message {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(payload, "payload");
         payload = payload.clone();
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        if (!headers.isEmpty()) {
+            int bytes = Outbox.encodeHeaders(headers).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_HEADER_BYTES) {
+                throw new PayloadTooLargeException("headers of a message on topic " + topic, bytes, MAX_HEADER_BYTES);
+            }
+        }
     }
 
     /** A message with a binary payload. */
@@ -51,7 +67,11 @@ public record Message(String topic, byte[] payload, String key, String dedupKey,
         return new Message(topic, payload, key, dedupKey, headers);
     }
 
-    /** The same message with one more header. */
+    /**
+     * The same message with one more header.
+     *
+     * @throws PayloadTooLargeException if the encoded headers would take more than {@link #MAX_HEADER_BYTES}
+     */
     public Message header(String name, String value) {
         Map<String, String> h = new LinkedHashMap<>(headers);
         h.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));

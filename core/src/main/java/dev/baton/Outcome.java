@@ -59,8 +59,9 @@ public final class Outcome<S extends Enum<S>> {
     /** Retries after {@code delay} (database clock) instead of the queue's backoff. */
     public static <S extends Enum<S>> Outcome<S> retryAfter(Duration delay, String reason) {
         Objects.requireNonNull(delay, "delay");
-        if (delay.isNegative()) {
-            throw new ConfigurationException("retry delay must not be negative, was " + delay);
+        if (delay.isNegative() || delay.compareTo(RetryPolicy.MAX_DELAY) > 0) {
+            throw new ConfigurationException(
+                    "retry delay must be 0 to " + RetryPolicy.MAX_DELAY + " (24 days), was " + delay);
         }
         return new Outcome<>(Kind.RETRY, null, reason, delay, Assignments.NONE);
     }

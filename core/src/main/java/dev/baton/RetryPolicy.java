@@ -17,11 +17,16 @@ import java.util.Objects;
  *
  * @param initialDelay delay before the first retry
  * @param multiplier growth per retry, at least 1
- * @param maxDelay upper bound of any delay
+ * @param maxDelay upper bound of any delay, at most {@link #MAX_DELAY} (24 days)
  * @param maxAttempts attempts in all, the first included; at least 1
  * @param jitter fraction in [0, 1] of each delay that is randomised away
  */
 public record RetryPolicy(Duration initialDelay, double multiplier, Duration maxDelay, int maxAttempts, double jitter) {
+    /**
+     * The longest delay a policy (or {@link Outcome#retryAfter}) may ask for: 24 days. Delays are added to the
+     * database clock, and SQL Server's {@code DATEADD(millisecond, n, …)} takes an {@code int} (at most 24.8 days).
+     */
+    public static final Duration MAX_DELAY = Duration.ofDays(24);
 
     /** Validates the policy. */
     public RetryPolicy {
@@ -32,6 +37,9 @@ public record RetryPolicy(Duration initialDelay, double multiplier, Duration max
         }
         if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
             throw new ConfigurationException("multiplier must be a finite number >= 1, was " + multiplier);
+        }
+        if (maxDelay.compareTo(MAX_DELAY) > 0) {
+            throw new ConfigurationException("maxDelay must be at most " + MAX_DELAY + " (24 days), was " + maxDelay);
         }
         if (maxDelay.compareTo(initialDelay) < 0) {
             throw new ConfigurationException(
@@ -45,10 +53,20 @@ public record RetryPolicy(Duration initialDelay, double multiplier, Duration max
         }
     }
 
-    /** Exponential backoff from {@code initialDelay}, 5 attempts, delays capped at 100 × initial, jitter 0.2. */
+    /**
+     * Exponential backoff from {@code initialDelay}, 5 attempts, delays capped at 100 × initial (and at {@link
+     * #MAX_DELAY}), jitter 0.2.
+     *
+     * @throws ConfigurationException if {@code initialDelay} is negative or over {@link #MAX_DELAY}
+     */
     public static RetryPolicy exponential(Duration initialDelay, double multiplier) {
         Objects.requireNonNull(initialDelay, "initialDelay");
-        Duration cap = initialDelay.multipliedBy(100);
+        if (initialDelay.compareTo(MAX_DELAY) > 0) {
+            throw new ConfigurationException(
+                    "initialDelay must be at most " + MAX_DELAY + " (24 days), was " + initialDelay);
+        }
+        Duration cap =
+                initialDelay.compareTo(MAX_DELAY.dividedBy(100)) > 0 ? MAX_DELAY : initialDelay.multipliedBy(100);
         return new RetryPolicy(initialDelay, multiplier, cap, 5, 0.2);
     }
 

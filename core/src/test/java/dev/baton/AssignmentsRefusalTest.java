@@ -188,7 +188,7 @@ class AssignmentsRefusalTest {
     }
 
     /** Renders plain ANSI SQL; executes nothing. */
-    private static Dialect stubDialect() {
+    static Dialect stubDialect() {
         SqlVocabulary sql = new SqlVocabulary() {
             @Override
             public String quote(String identifier) {

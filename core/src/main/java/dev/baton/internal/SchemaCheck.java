@@ -167,10 +167,28 @@ public final class SchemaCheck {
         } else if (!integer && !isText(info)) {
             problems.add("state column " + column + " is " + info.typeName() + " but machine '" + machine.name()
                     + "' stores string codes");
+        } else if (!integer && isFixedWidthText(info)) {
+            requireVariableWidth(column, info, longest);
         } else if (!integer && info.size() > 0 && info.size() < longest) {
             problems.add("state column " + column + " holds " + info.size() + " characters but the longest code of"
                     + " machine '" + machine.name() + "' has " + longest);
         }
+    }
+
+    /**
+     * A CHAR/NCHAR state column pads codes with spaces: PostgreSQL and SQL Server return {@code 'PAID      '}, which
+     * is no state, so every read would throw. Refused, with the DDL to a VARCHAR of the same width.
+     */
+    private void requireVariableWidth(String column, ColumnInfo info, int longest) {
+        boolean national = info.jdbcType() == Types.NCHAR;
+        String type = (national ? "NVARCHAR(" : "VARCHAR(") + Math.max(info.size(), longest) + ")";
+        problems.add("state column " + column + " is " + info.typeName() + "(" + info.size() + "), a fixed-width type"
+                + " whose values read back padded with spaces, matching no state; use " + type);
+        ddl.add(dialect.sql().alterColumnType(qTable, Identifiers.quote(dialect, column), type, info.nullable()));
+    }
+
+    private static boolean isFixedWidthText(ColumnInfo c) {
+        return c.jdbcType() == Types.CHAR || c.jdbcType() == Types.NCHAR;
     }
 
     /** Requires a column of a kind, suggesting DDL with {@code typeAndConstraints} if missing. */
@@ -197,6 +215,33 @@ public final class SchemaCheck {
         if (!ok) {
             problems.add("column " + column + " is " + info.typeName() + ", expected "
                     + dialect.sql().columnType(type));
+        }
+    }
+
+    /**
+     * Requires that a timestamp column compares correctly with the database's clock whatever the session's time zone
+     * (see {@link dev.baton.spi.SqlVocabulary#zoneSafeTimestampFix}). A missing or non-timestamp column is left to
+     * the other checks.
+     *
+     * @param column the column
+     * @param purpose what the column is for, e.g. {@code lease}
+     */
+    public void requireZoneSafeTimestamp(String column, String purpose) {
+        if (!tableFound) {
+            return;
+        }
+        ColumnInfo info = column(column);
+        if (info == null || !isTimestamp(info)) {
+            return;
+        }
+        String fix = dialect.sql()
+                .zoneSafeTimestampFix(qTable, Identifiers.quote(dialect, column), info.typeName(), info.nullable());
+        if (fix != null) {
+            problems.add(purpose + " column " + column + " is " + info.typeName() + ", whose values depend on the"
+                    + " session's time zone (or end in 2038); Baton compares it with the database's UTC clock, so"
+                    + " sessions in different zones would disagree about it; use "
+                    + dialect.sql().columnType(ColumnType.TIMESTAMP));
+            ddl.add(fix);
         }
     }
 

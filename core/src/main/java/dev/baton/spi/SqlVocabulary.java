@@ -95,6 +95,36 @@ public interface SqlVocabulary {
         return "CREATE INDEX " + quotedIndex + " ON " + quotedTable + " (" + String.join(", ", columns) + ")";
     }
 
+    /**
+     * The DDL that makes a timestamp column compare correctly with {@link #currentTimestamp()} whatever the session's
+     * time zone, or null when its type does already. Baton writes and compares lease, backoff and the host's time
+     * columns against the database's clock; a type whose values depend on the session zone (PostgreSQL {@code
+     * timestamp} holding the session's wall clock, MySQL {@code TIMESTAMP} ending in 2038) lets two sessions in
+     * different zones disagree about whether a lease has expired. Null by default.
+     *
+     * @param quotedTable the quoted table
+     * @param quotedColumn the quoted column
+     * @param typeName the column's type as the JDBC metadata names it ({@code TYPE_NAME})
+     * @param nullable whether the column accepts NULL
+     */
+    default String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
+        return null;
+    }
+
+    /**
+     * DDL that changes a column's type, keeping it nullable or not: {@code ALTER TABLE t ALTER COLUMN c type NULL}
+     * by default (SQL Server's form).
+     *
+     * @param quotedTable the quoted table
+     * @param quotedColumn the quoted column
+     * @param type the new type
+     * @param nullable whether the column accepts NULL
+     */
+    default String alterColumnType(String quotedTable, String quotedColumn, String type, boolean nullable) {
+        return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " " + type
+                + (nullable ? " NULL" : " NOT NULL");
+    }
+
     /** DDL that adds a column. */
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;

@@ -41,7 +41,8 @@ final class MySqlSql implements SqlVocabulary {
 
     /**
      * Default collations compare {@code 'PAID '} and {@code 'paid'} equal to {@code 'PAID'}; the binary re-check makes
-     * the guard exact while the plain {@code IN} still lets an index on the column serve it.
+     * the guard exact while the plain {@code IN} still lets an index on the column serve it. The column is converted
+     * to utf8mb4 before its bytes are compared, so that a non-ASCII code in a latin1 column matches too.
      */
     @Override
     public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
@@ -49,7 +50,15 @@ final class MySqlSql implements SqlVocabulary {
         if (!(codes.get(0) instanceof String)) {
             return plain;
         }
-        SqlFragment exact = SqlVocabulary.super.stateIn("CAST(" + quotedColumn + " AS BINARY)", codes);
+        // the literal's bytes are UTF-8 (utf8mb4 connections); a latin1 column's bytes are not, so convert first
+        SqlFragment exact =
+                SqlVocabulary.super.stateIn("CAST(CONVERT(" + quotedColumn + " USING utf8mb4) AS BINARY)", codes);
         return SqlFragment.join(" AND ", List.of(plain, exact));
+    }
+
+    @Override
+    public String alterColumnType(String quotedTable, String quotedColumn, String type, boolean nullable) {
+        return "ALTER TABLE " + quotedTable + " MODIFY " + quotedColumn + " " + type
+                + (nullable ? " NULL" : " NOT NULL");
     }
 }

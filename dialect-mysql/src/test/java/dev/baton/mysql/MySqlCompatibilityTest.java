@@ -4,6 +4,7 @@ import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
@@ -70,4 +71,7 @@ class MySqlCompatibilityTest {
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}
+
+    @Nested
+    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
 }

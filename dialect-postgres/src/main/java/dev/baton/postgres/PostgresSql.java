@@ -49,4 +49,20 @@ final class PostgresSql implements SqlVocabulary {
         return "CREATE INDEX " + quotedIndex + " ON " + quotedTable + " ("
                 + String.join(", ", columns.subList(1, columns.size())) + ") WHERE " + activeGuard;
     }
+
+    @Override
+    public String alterColumnType(String quotedTable, String quotedColumn, String type, boolean nullable) {
+        // a cast from character(n) to varchar drops the padding, so stored codes come out trimmed
+        return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " TYPE " + type;
+    }
+
+    /** {@code timestamp} (without time zone) holds the session zone's wall clock; leases need {@code timestamptz}. */
+    @Override
+    public String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
+        if (!"timestamp".equalsIgnoreCase(typeName)) {
+            return null;
+        }
+        return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " TYPE TIMESTAMPTZ USING "
+                + quotedColumn + " AT TIME ZONE 'UTC'";
+    }
 }

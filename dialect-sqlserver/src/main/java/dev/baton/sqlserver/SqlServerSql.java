@@ -58,4 +58,17 @@ final class SqlServerSql implements SqlVocabulary {
     public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD " + quotedColumn + " " + typeAndConstraints;
     }
+
+    /**
+     * {@code datetime} and {@code smalldatetime} round {@code SYSUTCDATETIME()} (to 3.33 ms, to the minute) and are
+     * what {@code GETDATE()} (local time) usually fills; Baton's columns are {@code datetime2} or {@code
+     * datetimeoffset}.
+     */
+    @Override
+    public String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
+        if (!"datetime".equalsIgnoreCase(typeName) && !"smalldatetime".equalsIgnoreCase(typeName)) {
+            return null;
+        }
+        return alterColumnType(quotedTable, quotedColumn, "DATETIME2(6)", nullable);
+    }
 }

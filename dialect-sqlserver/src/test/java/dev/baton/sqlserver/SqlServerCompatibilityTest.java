@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
@@ -50,4 +51,7 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}
+
+    @Nested
+    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
 }

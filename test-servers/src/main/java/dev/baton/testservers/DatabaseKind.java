@@ -92,6 +92,36 @@ public enum DatabaseKind {
     }
 
     /**
+     * A text column type in a single-byte character set where the database has one per column (latin1 on MySQL and
+     * MariaDB, a Latin1 code page on SQL Server); PostgreSQL's encoding is per database, so plain VARCHAR there.
+     *
+     * @param length the width in characters
+     * @return such as {@code VARCHAR(20) CHARACTER SET latin1}
+     */
+    public String singleByteTextType(int length) {
+        return switch (this) {
+            case MARIADB, MYSQL -> "VARCHAR(" + length + ") CHARACTER SET latin1 COLLATE latin1_swedish_ci";
+            case SQLSERVER -> "VARCHAR(" + length + ") COLLATE Latin1_General_CI_AS";
+            case POSTGRES -> "VARCHAR(" + length + ")";
+        };
+    }
+
+    /**
+     * A timestamp column type whose values depend on the session's time zone, which {@code verify()} refuses for
+     * lease and backoff columns: PostgreSQL {@code TIMESTAMP} (without time zone), SQL Server {@code DATETIME}
+     * (local time by habit, 3 ms steps). Null where Baton has no such refusal yet (MySQL and MariaDB).
+     *
+     * @return such as {@code TIMESTAMP}, or null
+     */
+    public String zoneUnsafeTimestampType() {
+        return switch (this) {
+            case POSTGRES -> "TIMESTAMP";
+            case SQLSERVER -> "DATETIME";
+            case MARIADB, MYSQL -> null;
+        };
+    }
+
+    /**
      * The database clock, as Baton writes it.
      *
      * @return an SQL expression

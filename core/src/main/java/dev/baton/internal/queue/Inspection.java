@@ -1,5 +1,6 @@
 package dev.baton.internal.queue;
 
+import dev.baton.Condition;
 import dev.baton.QueueHealth;
 import dev.baton.SchemaMismatchException;
 import dev.baton.internal.Identifiers;
@@ -115,6 +116,7 @@ public final class Inspection<S extends Enum<S>> {
             check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
             check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
             used.check(check, d, shape.table);
+            requireZoneSafeTimes(check, def);
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
@@ -169,6 +171,37 @@ public final class Inspection<S extends Enum<S>> {
                 def.attemptsColumn(),
                 def.nextAttemptColumn(),
                 def.errorColumn()));
+    }
+
+    /**
+     * Lease and backoff columns, the age column and the host's columns in {@code olderThan}/{@code due} conditions
+     * are compared with the database's clock: their type must not depend on the session's time zone.
+     */
+    private static void requireZoneSafeTimes(SchemaCheck check, QueueDefinition<?> def) {
+        check.requireZoneSafeTimestamp(def.leaseColumn(), "lease");
+        check.requireZoneSafeTimestamp(def.nextAttemptColumn(), "next-attempt");
+        if (def.ageColumn() != null) {
+            check.requireZoneSafeTimestamp(def.ageColumn(), "age");
+        }
+        for (String column : timeColumns(def.eligible())) {
+            check.requireZoneSafeTimestamp(column, "condition");
+        }
+    }
+
+    private static java.util.Set<String> timeColumns(List<Condition> conditions) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (Condition c : conditions) {
+            if (c instanceof Condition.OlderThan o) {
+                out.add(o.column());
+            } else if (c instanceof Condition.Due d) {
+                out.add(d.column());
+            } else if (c instanceof Condition.AnyOf any) {
+                for (List<Condition> alternative : any.alternatives()) {
+                    out.addAll(timeColumns(alternative));
+                }
+            }
+        }
+        return out;
     }
 
     /** DDL for an index that serves the claim: state, then equality guards, then the order. */

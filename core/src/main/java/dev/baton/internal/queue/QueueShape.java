@@ -112,6 +112,9 @@ public final class QueueShape<S extends Enum<S>> {
         this.qAttempts = Identifiers.quote(d, def.attemptsColumn());
         this.qNext = Identifiers.quote(d, def.nextAttemptColumn());
         this.qError = Identifiers.quote(d, def.errorColumn());
+        if (def.ageColumn() != null) {
+            Identifiers.quote(d, def.ageColumn()); // refused at build(), not at the first health()
+        }
 
         if (def.orderKeyColumn() == null) {
             this.pickGuard = null;

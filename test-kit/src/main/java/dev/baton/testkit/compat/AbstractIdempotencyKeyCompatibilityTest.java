@@ -74,7 +74,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest extends DatabaseSu
         assertFalse(baton.ownTables().createIdempotencyKeysTable(table), "exists: nothing to do");
         keys = baton.idempotencyKeys(table);
         quickLease =
-                baton.idempotencyKeys(table, IdempotencyKeys.Options.defaults().lease(Duration.ofMillis(1)));
+                baton.idempotencyKeys(table, IdempotencyKeys.Options.defaults().lease(Duration.ofSeconds(1)));
     }
 
     @Override
@@ -369,7 +369,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest extends DatabaseSu
 
         IdempotencyKeys sweeper = baton.idempotencyKeys(
                 table,
-                IdempotencyKeys.Options.defaults().lease(Duration.ofMillis(1)).retention(Duration.ofMillis(2)));
+                IdempotencyKeys.Options.defaults().lease(Duration.ofSeconds(1)).retention(Duration.ofMillis(1001)));
         long deleted = 0;
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (deleted < n && System.nanoTime() < deadline) {
@@ -455,6 +455,10 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest extends DatabaseSu
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ZERO));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(-1)));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofNanos(999_999)));
+        // issue 11 item 8: a 1 ms lease let two requests both do the work; leases start at 1 s, as claim leases
+        assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(1)));
+        assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(999)));
+        assertEquals(Duration.ofSeconds(1), d.lease(Duration.ofSeconds(1)).lease());
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofHours(25)));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofSeconds(Long.MAX_VALUE)));
         assertThrows(ConfigurationException.class, () -> d.retention(Duration.ofMinutes(5)), "not above the lease");
