@@ -32,6 +32,16 @@ final class SqlServerDiagnostics implements Diagnostics {
                 case 1205, 1222, 3960 -> {
                     return SqlError.TRANSIENT;
                 }
+                // lock table exhausted; Azure SQL: service error, busy, database unavailable, not enough
+                // resources, resource limits (learn.microsoft.com/azure/azure-sql/database/troubleshoot-common-errors)
+                case 1204, 40197, 40501, 40613, 49918, 49919, 49920, 10928, 10929 -> {
+                    return SqlError.TRANSIENT;
+                }
+                // availability-group failover: the database is not accessible or not primary on this connection's
+                // replica; a new connection through the listener reaches the new primary
+                case 976, 983 -> {
+                    return SqlError.CONNECTION_LOST;
+                }
                 default -> {}
             }
             if (s instanceof SQLTransientConnectionException
