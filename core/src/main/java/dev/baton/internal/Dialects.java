@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
 import dev.baton.UnsupportedDatabaseException;
 import dev.baton.spi.DatabaseInfo;
@@ -29,13 +30,35 @@ public final class Dialects {
 
     /** Connects once and picks the first registered dialect that supports the server. */
     public static Dialect detect(DataSource dataSource) {
-        DatabaseInfo info;
         try (Connection c = dataSource.getConnection()) {
-            info = describe(c);
+            DatabaseInfo info = describe(c);
+            Dialect d = forDatabase(info, c, Dialects.class.getClassLoader());
+            List<String> problems = d.diagnostics().sessionProblems(c);
+            if (!problems.isEmpty()) {
+                throw new ConfigurationException("the " + d.name() + " sessions of this DataSource are not set up as"
+                        + " Baton needs: " + String.join("; ", problems));
+            }
+            return d;
         } catch (SQLException e) {
             throw new DataAccessException("could not read the database product from the DataSource", e);
         }
-        return forDatabase(info, Dialects.class.getClassLoader());
+    }
+
+    /**
+     * Picks the first dialect that supports {@code info}; failing that, the first whose diagnostics, asking the server
+     * on {@code c}, do (Azure SQL reports version 12).
+     */
+    static Dialect forDatabase(DatabaseInfo info, Connection c, ClassLoader loader) throws SQLException {
+        try {
+            return forDatabase(info, loader);
+        } catch (UnsupportedDatabaseException refused) {
+            for (Dialect d : ServiceLoader.load(Dialect.class, loader)) {
+                if (d.diagnostics().supportsOnAsking(info, c)) {
+                    return d;
+                }
+            }
+            throw refused;
+        }
     }
 
     /** Picks the first dialect on the class path that supports {@code info}. */

@@ -42,4 +42,31 @@ public interface Diagnostics {
     default List<String> storageProblems(DataSource dataSource, long largestValueBytes) throws SQLException {
         return List.of();
     }
+
+    /**
+     * For a server whose reported version alone does not decide {@link Dialect#supports}: asks the server itself, on
+     * the connection Baton detects the dialect with. For example, Azure SQL Database reports major version 12 through
+     * the driver, and only its engine edition shows it has every feature of SQL Server 2016+. Called only when no
+     * dialect supports the version reported. Default: false, without a query.
+     *
+     * @param info what the driver reports
+     * @param connection an open connection to the server
+     * @throws SQLException if the server cannot be asked
+     */
+    default boolean supportsOnAsking(DatabaseInfo info, Connection connection) throws SQLException {
+        return false;
+    }
+
+    /**
+     * Checks once, when Baton detects the dialect, that a session is set up as Baton needs (for example that SQL
+     * Server sessions report row counts, without {@code SET NOCOUNT ON}). Returns the problems found, each a sentence
+     * that says how to fix it; Baton refuses to start with any. Not called when the dialect is given explicitly.
+     * Default: none, without a query.
+     *
+     * @param connection an open connection from the host's data source
+     * @throws SQLException if the check cannot run
+     */
+    default List<String> sessionProblems(Connection connection) throws SQLException {
+        return List.of();
+    }
 }

@@ -3,7 +3,6 @@ package dev.baton.spi;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,7 +16,10 @@ public final class Rows {
         int i = first;
         for (Object v : values) {
             if (v == null) {
-                ps.setNull(i++, Types.NULL);
+                // untyped: mssql-jdbc sends setNull(i, Types.NULL) as a varbinary NULL, which SQL Server will not
+                // convert to date/time/datetime2/datetimeoffset (error 257, microsoft/mssql-jdbc#1427); a
+                // setObject null goes as CHAR, which converts to every type. pgjdbc and MariaDB send it unspecified.
+                ps.setObject(i++, null);
             } else if (v instanceof Long l) {
                 ps.setLong(i++, l);
             } else if (v instanceof Integer n) {

@@ -35,6 +35,31 @@ final class MySqlDiagnostics implements Diagnostics {
     /** Connector/J and MariaDB Connector/J may send a binary value escaped, up to twice its size, plus the SQL. */
     private static final long PACKET_OVERHEAD = 64 * 1024;
 
+    /** Binary logging and its format for this session. */
+    static final String BINLOG_SQL = "SELECT @@GLOBAL.log_bin, @@SESSION.binlog_format";
+
+    /**
+     * With binary logging on and {@code binlog_format=STATEMENT}, InnoDB refuses writes in the READ COMMITTED
+     * transactions claims run in (error 1665), so every claim would fail.
+     */
+    @Override
+    public List<String> sessionProblems(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(BINLOG_SQL)) {
+            return rs.next() ? binlogProblems(rs.getBoolean(1), rs.getString(2)) : List.of();
+        }
+    }
+
+    /** The problems of a session with binary logging {@code logBin} in {@code format}. */
+    static List<String> binlogProblems(boolean logBin, String format) {
+        if (logBin && "STATEMENT".equalsIgnoreCase(format)) {
+            return List.of("binlog_format is STATEMENT with binary logging on, so InnoDB refuses the READ COMMITTED"
+                    + " transactions claims run in (error 1665); set binlog_format=ROW (the default since MySQL"
+                    + " 5.7.7 and MariaDB 10.2.4) or MIXED");
+        }
+        return List.of();
+    }
+
     @Override
     public SqlError classify(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

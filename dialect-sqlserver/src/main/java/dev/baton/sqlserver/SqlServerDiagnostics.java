@@ -1,12 +1,19 @@
 package dev.baton.sqlserver;
 
+import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.SqlError;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,6 +22,61 @@ final class SqlServerDiagnostics implements Diagnostics {
     private static final Pattern CONSTRAINT = Pattern.compile("(?:constraint|unique index) '([^']+)'");
     /** {@code Invalid column name 'x'.} */
     private static final Pattern INVALID_COLUMN = Pattern.compile("Invalid column name '([^']+)'");
+
+    /** The engine edition: 5 is Azure SQL Database, 8 Azure SQL Managed Instance (learn.microsoft.com, SERVERPROPERTY). */
+    static final String ENGINE_EDITION_SQL = "SELECT CAST(SERVERPROPERTY('EngineEdition') AS INT)";
+
+    /** The session's SET options as a bit mask (learn.microsoft.com, @@OPTIONS): 512 is NOCOUNT. */
+    static final String SESSION_OPTIONS_SQL = "SELECT @@OPTIONS";
+
+    static final int NOCOUNT = 512;
+
+    /**
+     * Azure SQL Database and Managed Instance report major version 12 through mssql-jdbc (microsoft/mssql-jdbc#1729)
+     * although they have every feature of SQL Server 2016+ that Baton uses; their engine edition says what they are.
+     */
+    @Override
+    public boolean supportsOnAsking(DatabaseInfo info, Connection connection) throws SQLException {
+        if (!isSqlServer(info) || info.major() != 12) {
+            return false;
+        }
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(ENGINE_EDITION_SQL)) {
+            return rs.next() && isAzure(info, rs.getInt(1));
+        }
+    }
+
+    static boolean isSqlServer(DatabaseInfo info) {
+        return info.productName().toLowerCase(Locale.ROOT).contains("sql server");
+    }
+
+    /** True for Azure SQL Database (edition 5) or Managed Instance (8) reporting version 12. */
+    static boolean isAzure(DatabaseInfo info, int engineEdition) {
+        return isSqlServer(info) && info.major() == 12 && (engineEdition == 5 || engineEdition == 8);
+    }
+
+    /**
+     * Sessions must report row counts: with {@code SET NOCOUNT ON} (the server's {@code user options} or a pool's
+     * init SQL) a fenced write reads as a lost lease and sweeps stop after one batch.
+     */
+    @Override
+    public List<String> sessionProblems(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(SESSION_OPTIONS_SQL)) {
+            return rs.next() ? sessionProblems(rs.getInt(1)) : List.of();
+        }
+    }
+
+    /** The problems of a session with these {@code @@OPTIONS}. */
+    static List<String> sessionProblems(int options) {
+        List<String> problems = new ArrayList<>();
+        if ((options & NOCOUNT) != 0) {
+            problems.add("the session runs with SET NOCOUNT ON (@@OPTIONS & 512), so updates report no row counts and"
+                    + " fenced writes would read as lost leases; remove NOCOUNT from the pool's init SQL or from the"
+                    + " server's 'user options' (sp_configure), or run SET NOCOUNT OFF on each new connection");
+        }
+        return problems;
+    }
 
     @Override
     public SqlError classify(SQLException e) {
@@ -37,6 +99,16 @@ final class SqlServerDiagnostics implements Diagnostics {
                 // deadlock victim, lock request timeout, snapshot update conflict
                 case 1205, 1222, 3960 -> {
                     return SqlError.TRANSIENT;
+                }
+                // lock table exhausted; Azure SQL: service error, busy, database unavailable, not enough
+                // resources, resource limits (learn.microsoft.com/azure/azure-sql/database/troubleshoot-common-errors)
+                case 1204, 40197, 40501, 40613, 49918, 49919, 49920, 10928, 10929 -> {
+                    return SqlError.TRANSIENT;
+                }
+                // availability-group failover: the database is not accessible or not primary on this connection's
+                // replica; a new connection through the listener reaches the new primary
+                case 976, 983 -> {
+                    return SqlError.CONNECTION_LOST;
                 }
                 default -> {}
             }

@@ -8,7 +8,6 @@ import dev.baton.spi.Dialect;
 import dev.baton.spi.DialectTraits;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
-import java.util.Locale;
 
 /**
  * SQL Server 2016 and later. Batches stay at or below 500 rows, under the lock-escalation threshold. The parts:
@@ -27,7 +26,8 @@ public final class SqlServerDialect implements Dialect {
 
     @Override
     public boolean supports(DatabaseInfo info) {
-        return info.productName().toLowerCase(Locale.ROOT).contains("sql server") && info.major() >= 13;
+        // Azure SQL reports 12: accepted by engine edition, see SqlServerDiagnostics.supportsOnAsking
+        return SqlServerDiagnostics.isSqlServer(info) && info.major() >= 13;
     }
 
     @Override

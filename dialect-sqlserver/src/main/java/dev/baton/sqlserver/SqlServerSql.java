@@ -1,7 +1,10 @@
 package dev.baton.sqlserver;
 
 import dev.baton.spi.ColumnType;
+import dev.baton.spi.SqlFragment;
 import dev.baton.spi.SqlVocabulary;
+import java.util.ArrayList;
+import java.util.List;
 
 /** SQL Server's words: bracketed identifiers, {@code SYSUTCDATETIME()}, {@code DATEADD}, {@code ADD} without COLUMN. */
 final class SqlServerSql implements SqlVocabulary {
@@ -70,5 +73,28 @@ final class SqlServerSql implements SqlVocabulary {
             return null;
         }
         return alterColumnType(quotedTable, quotedColumn, "DATETIME2(6)", nullable);
+    }
+
+    /**
+     * Text codes match exactly: default collations ignore case, and {@code =} ignores trailing spaces under every
+     * collation, so {@code 'paid'} and {@code 'PAID '} would pass for {@code 'PAID'}. The plain guard stays first for
+     * the index seek; then each code must match under a binary collation with the same byte length as the code in the
+     * column's own type ({@code LEFT(col, 0) + code} takes the column's type, so VARCHAR and NVARCHAR both count
+     * right). Integer codes keep the plain guard.
+     */
+    @Override
+    public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
+        SqlFragment plain = SqlVocabulary.super.stateIn(quotedColumn, codes);
+        if (!(codes.get(0) instanceof String)) {
+            return plain;
+        }
+        List<String> exact = new ArrayList<>();
+        for (Object code : codes) {
+            String literal = codeLiteral(code);
+            exact.add(quotedColumn + " COLLATE Latin1_General_100_BIN2 = " + literal + " AND DATALENGTH(" + quotedColumn
+                    + ") = DATALENGTH(LEFT(" + quotedColumn + ", 0) + " + literal + ")");
+        }
+        String any = exact.size() == 1 ? exact.get(0) : "((" + String.join(") OR (", exact) + "))";
+        return SqlFragment.join(" AND ", List.of(plain, SqlFragment.of(any)));
     }
 }

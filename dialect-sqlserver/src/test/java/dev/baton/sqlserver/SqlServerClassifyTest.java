@@ -42,4 +42,25 @@ class SqlServerClassifyTest {
         assertEquals(
                 SqlError.OTHER, d.diagnostics().classify(new SQLException("Invalid object name 'x'.", "S0002", 208)));
     }
+
+    /**
+     * Azure SQL's transient errors (learn.microsoft.com, "Troubleshoot transient connection errors"), lock-table
+     * exhaustion and availability-group failover are retried. Failover errors need a new connection (the old one
+     * points at a replica that is no longer primary).
+     */
+    @Test
+    void retriesAzureTransientFailoverAndLockExhaustion() {
+        for (int code : new int[] {40197, 40501, 40613, 49918, 49919, 49920, 10928, 10929, 1204}) {
+            assertEquals(
+                    SqlError.TRANSIENT,
+                    d.diagnostics().classify(new SQLException("error " + code, "S0001", code)),
+                    "error " + code);
+        }
+        for (int code : new int[] {976, 983}) {
+            assertEquals(
+                    SqlError.CONNECTION_LOST,
+                    d.diagnostics().classify(new SQLException("error " + code, "S0001", code)),
+                    "error " + code);
+        }
+    }
 }

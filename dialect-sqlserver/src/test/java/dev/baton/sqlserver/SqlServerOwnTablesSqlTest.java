@@ -48,11 +48,11 @@ class SqlServerOwnTablesSqlTest {
                                 + "    [updated_at] DATETIME2(6) NOT NULL,\n"
                                 + "    PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])\n"
                                 + ")",
-                        "CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
+                        "CREATE CLUSTERED INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
                 ddl);
         ddl.forEach(SqlServerOwnTablesSqlTest::parse);
         assertEquals(
-                "CREATE INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
+                "CREATE CLUSTERED INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
                 baton.ownTables().idempotencyKeysDdl("app.keys").get(1));
     }
 
@@ -68,7 +68,7 @@ class SqlServerOwnTablesSqlTest {
                                 + "    [received_at] DATETIME2(6) NOT NULL,\n"
                                 + "    PRIMARY KEY NONCLUSTERED ([source], [message_id])\n"
                                 + ")",
-                        "CREATE INDEX [baton_inbox_received_at] ON [baton_inbox] ([received_at])"),
+                        "CREATE CLUSTERED INDEX [baton_inbox_received_at] ON [baton_inbox] ([received_at])"),
                 ddl);
         ddl.forEach(SqlServerOwnTablesSqlTest::parse);
     }
@@ -153,14 +153,15 @@ class SqlServerOwnTablesSqlTest {
 
     /**
      * Parses T-SQL with Druid's SQL Server grammar. Druid 1.2.24 knows neither {@code DELETE TOP (n) FROM t WITH
-     * (hints)} nor {@code PRIMARY KEY NONCLUSTERED}, both documented T-SQL (learn.microsoft.com: DELETE, CREATE TABLE);
+     * (hints)} nor {@code PRIMARY KEY NONCLUSTERED} nor {@code CREATE CLUSTERED INDEX}, all documented T-SQL (learn.microsoft.com: DELETE, CREATE TABLE);
      * the exact-text assertions pin those, and the parse checks the rest, with the batch delete read as the
      * {@code SELECT TOP (n) * FROM t WITH (hints) WHERE …} of the same rows and {@code NONCLUSTERED} as
-     * {@code CLUSTERED}.
+     * {@code CLUSTERED} (and a clustered index as a plain one).
      */
     private static void parse(String tsql) {
         String known = tsql.replaceFirst("^DELETE (TOP \\(\\d+\\)) FROM ", "SELECT $1 * FROM ")
-                .replace("PRIMARY KEY NONCLUSTERED (", "PRIMARY KEY CLUSTERED (");
+                .replace("PRIMARY KEY NONCLUSTERED (", "PRIMARY KEY CLUSTERED (")
+                .replaceFirst("^CREATE CLUSTERED INDEX ", "CREATE INDEX ");
         assertEquals(1, SQLUtils.parseStatements(known, DbType.sqlserver).size(), tsql);
     }
 

@@ -121,6 +121,43 @@ class SqlServerSqlTest {
                         .sql());
     }
 
+    enum Shipment {
+        NEW,
+        SHIPPED,
+        LOST
+    }
+
+    /**
+     * Issue 15 item 4: a text state guard is exact. Default collations ignore case and {@code =} ignores trailing
+     * spaces, so the guard adds a binary-collation match with the code's byte length in the column's own type.
+     */
+    @Test
+    void textStateGuardIsExactInCaseAndTrailingSpaces() {
+        StateTable<Shipment> shipments = baton.table("shipments")
+                .state(
+                        "status",
+                        dev.baton.StateMachine.of(Shipment.class)
+                                .allow(Shipment.NEW, Shipment.SHIPPED, Shipment.LOST)
+                                .allow(Shipment.SHIPPED, Shipment.LOST)
+                                .terminal(Shipment.LOST)
+                                .build());
+        String one = shipments.transition(1L, Shipment.NEW, Shipment.SHIPPED).sql();
+        assertEquals(
+                "UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] = 'NEW' AND [status] COLLATE"
+                        + " Latin1_General_100_BIN2 = 'NEW' AND DATALENGTH([status]) = DATALENGTH(LEFT([status], 0) +"
+                        + " 'NEW')",
+                one);
+        parse(one);
+        String two = shipments.transition(1L, Shipment.LOST).sql();
+        assertEquals(
+                "UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] IN ('NEW', 'SHIPPED') AND (([status]"
+                        + " COLLATE Latin1_General_100_BIN2 = 'NEW' AND DATALENGTH([status]) = DATALENGTH(LEFT([status],"
+                        + " 0) + 'NEW')) OR ([status] COLLATE Latin1_General_100_BIN2 = 'SHIPPED' AND"
+                        + " DATALENGTH([status]) = DATALENGTH(LEFT([status], 0) + 'SHIPPED')))",
+                two);
+        parse(two);
+    }
+
     /** Parses T-SQL with Druid's SQL Server grammar; throws on anything it cannot parse completely. */
     static void parse(String tsql) {
         assertEquals(1, SQLUtils.parseStatements(tsql, DbType.sqlserver).size(), tsql);

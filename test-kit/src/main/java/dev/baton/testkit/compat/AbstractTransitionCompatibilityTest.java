@@ -146,6 +146,19 @@ public abstract class AbstractTransitionCompatibilityTest extends DatabaseSuite 
     }
 
     @Test
+    void setsATimestampColumnToNull() {
+        long id = newOrder(Payment.PENDING);
+        db.execute("UPDATE " + orders + " SET paid_at = " + kind.now() + " WHERE id = " + id);
+        assertNotNull(column(id, "paid_at"));
+        TransitionResult<Payment> cleared = payments.transition(id, Payment.PENDING, Payment.FAILED)
+                .set("paid_at", null)
+                .apply();
+        assertEquals(new TransitionResult.Applied<>(id, Payment.FAILED), cleared);
+        assertEquals(
+                null, column(id, "paid_at"), "a null bound to a timestamp column (SQL Server: error 257 if typed)");
+    }
+
+    @Test
     void databaseClockStampsTheExtraColumn() throws SQLException {
         long id = newOrder(Payment.PENDING);
         payments.transition(id, Payment.PAID).setNow("paid_at").apply();
