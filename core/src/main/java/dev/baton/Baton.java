@@ -59,7 +59,7 @@ public final class Baton {
     }
 
     /**
-     * Starts the definition of a claim queue named {@code name} (used in messages, metrics and idempotency keys).
+     * Starts the definition of a claim queue named {@code name} (used in log and exception messages, listener calls and idempotency keys).
      *
      * @throws ConfigurationException if the name is blank or longer than 100 characters
      */

@@ -62,7 +62,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.inspection = new Inspection<>(shape, claimer);
     }
 
-    /** The queue's name, used in messages, metrics and idempotency keys. */
+    /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
     public String name() {
         return shape.name;
     }

@@ -135,7 +135,7 @@ public final class TestDatabases {
      * <p>When the JVM runs as root, the server processes run in a user namespace ({@code unshare -U}), where they
      * are not root, because {@code initdb} and {@code postgres} refuse to run as root.
      *
-     * <p>If it cannot start, the calling test fails: an embedded server must work on any machine with a JDK.
+     * <p>If it cannot start, the calling test fails. The binaries exist for some platforms only (see README.md).
      *
      * @return the server, the same instance for the whole JVM
      */
@@ -165,7 +165,7 @@ public final class TestDatabases {
      * with {@code --skip-grant-tables}: any user name is accepted, and {@code GRANT} or {@code CREATE USER} do not
      * work. TLS is off.
      *
-     * <p>If it cannot start, the calling test fails: an embedded server must work on any machine with a JDK.
+     * <p>If it cannot start, the calling test fails. The binaries exist for some platforms only (see README.md).
      *
      * @return the server, the same instance for the whole JVM
      */

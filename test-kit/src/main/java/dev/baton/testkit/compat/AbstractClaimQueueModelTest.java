@@ -81,8 +81,9 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     public enum Gate {
         /**
          * A single {@code complete} whose reply is lost after the server applied it: Done or an in-doubt answer (an
-         * exception or a result that is neither Done nor LeaseLost) is right, LeaseLost is wrong. Off by default:
-         * issue 11 item 5, the retry reports LeaseLost for a row it completed (fix on branch {@code replies}).
+         * exception or a result that is neither Done nor LeaseLost) is right, LeaseLost is wrong. Off by default: a
+         * retried complete of a row the same claim already completed reads back this claim's token and answers Done
+         * where the model expects LeaseLost (seed 20261147, shrunk to 5 steps); to be settled with the read-back rule.
          */
         LOST_REPLY_COMPLETE,
         /**
