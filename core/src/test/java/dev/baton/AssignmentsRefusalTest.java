@@ -13,15 +13,10 @@ import dev.baton.spi.DialectTraits;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlVocabulary;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -47,9 +42,9 @@ class AssignmentsRefusalTest {
             .terminal(Job.DONE, Job.DEAD)
             .build();
 
-    private final AtomicInteger connections = new AtomicInteger();
+    private final CountingDataSource dataSource = new CountingDataSource();
     private final Baton baton =
-            Baton.builder(countingDataSource()).dialect(stubDialect()).build();
+            Baton.builder(dataSource.dataSource()).dialect(stubDialect()).build();
     private final StateTable<Job> jobs = baton.table("jobs").state("status", MACHINE);
     private final ClaimQueue<Job> queue = baton.<Job>queue("jobs")
             .table("jobs")
@@ -70,7 +65,7 @@ class AssignmentsRefusalTest {
         assertThrowsExactly(expected, transition, "transition");
         assertThrowsExactly(expected, bulk, "bulk transition");
         assertThrowsExactly(expected, outcome, "outcome");
-        assertEquals(0, connections.get(), "no connection was requested: nothing reached SQL");
+        assertEquals(0, dataSource.connections(), "no connection was requested: nothing reached SQL");
     }
 
     @Test
@@ -105,7 +100,7 @@ class AssignmentsRefusalTest {
         assertThrowsExactly(DataAccessException.class, () -> jobs.transition(1L, Job.PENDING, Job.PROCESSING)
                 .set("note", "a")
                 .apply());
-        assertEquals(1, connections.get());
+        assertEquals(1, dataSource.connections());
     }
 
     /** The three writers behind one interface: {@code set}, {@code setNow}, then run. */
@@ -171,20 +166,6 @@ class AssignmentsRefusalTest {
                 }
             };
         }
-    }
-
-    private DataSource countingDataSource() {
-        InvocationHandler h = (proxy, method, args) -> {
-            if (method.getName().equals("getConnection")) {
-                connections.incrementAndGet();
-                throw new SQLException("no database behind this test", "08001");
-            }
-            if (method.getName().equals("toString")) {
-                return "counting data source";
-            }
-            throw new UnsupportedOperationException(method.getName());
-        };
-        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, h);
     }
 
     /** Renders plain ANSI SQL; executes nothing. */

@@ -3,13 +3,8 @@ package dev.baton;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrowsExactly;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +32,8 @@ class BadInputTest {
             .terminal(Job.DONE, Job.DEAD)
             .build();
 
-    private static final AtomicInteger CONNECTIONS = new AtomicInteger();
-    private static final Baton BATON = Baton.builder(countingDataSource())
+    private static final CountingDataSource DATA_SOURCE = new CountingDataSource();
+    private static final Baton BATON = Baton.builder(DATA_SOURCE.dataSource())
             .dialect(AssignmentsRefusalTest.stubDialect())
             .build();
 
@@ -124,9 +119,9 @@ class BadInputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badInputs")
     void refusedWithATypedErrorBeforeSql(String name, Class<? extends Throwable> expected, Executable call) {
-        int before = CONNECTIONS.get();
+        int before = DATA_SOURCE.connections();
         assertThrowsExactly(expected, call, name);
-        assertEquals(before, CONNECTIONS.get(), "no connection was requested: nothing reached SQL");
+        assertEquals(before, DATA_SOURCE.connections(), "no connection was requested: nothing reached SQL");
     }
 
     @Test
@@ -145,7 +140,7 @@ class BadInputTest {
                 new Condition.StateIn("status", List.of(1, 2L), List.of()).codes(),
                 "integer codes are stored as Long, as the machine stores them");
         queue().ageColumn("a".repeat(63)).build();
-        assertEquals(0, CONNECTIONS.get());
+        assertEquals(0, DATA_SOURCE.connections());
     }
 
     private static ClaimQueueBuilder<Job> queue() {
@@ -154,20 +149,5 @@ class BadInputTest {
                 .claim("status", MACHINE, Job.PENDING, Job.PROCESSING)
                 .deadState(Job.DEAD)
                 .lease(Duration.ofMinutes(1));
-    }
-
-    private static DataSource countingDataSource() {
-        InvocationHandler h = (proxy, method, args) -> {
-            if (method.getName().equals("getConnection")) {
-                CONNECTIONS.incrementAndGet();
-                throw new SQLException("no database behind this test", "08001");
-            }
-            if (method.getName().equals("toString")) {
-                return "counting data source";
-            }
-            throw new UnsupportedOperationException(method.getName());
-        };
-        return (DataSource)
-                Proxy.newProxyInstance(BadInputTest.class.getClassLoader(), new Class<?>[] {DataSource.class}, h);
     }
 }
