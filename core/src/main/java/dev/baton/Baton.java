@@ -129,6 +129,7 @@ public final class Baton {
         private Dialect dialect;
         private RetryPolicy transientRetry = RetryPolicy.transientDefault();
         private final List<BatonListener> listeners = new ArrayList<>();
+        private final List<BatonInterceptor> interceptors = new ArrayList<>();
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -157,13 +158,22 @@ public final class Baton {
         }
 
         /**
+         * Adds an interceptor around every claim and handler call and every outbox enqueue of this instance (tracing,
+         * context propagation); interceptors run in the order added, the first outermost.
+         */
+        public Builder interceptor(BatonInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
          * Builds the instance, detecting the dialect if none was set.
          *
          * @throws UnsupportedDatabaseException if no dialect supports the database
          */
         public Baton build() {
             Dialect d = dialect != null ? dialect : Dialects.detect(dataSource);
-            return new Baton(new Engine(dataSource, d, transientRetry, listeners));
+            return new Baton(new Engine(dataSource, d, transientRetry, listeners, interceptors));
         }
     }
 }

@@ -10,6 +10,46 @@ package dev.baton;
  */
 public interface BatonListener {
 
+    /** What a fenced write about a claimed row settled it as (see {@link #onSettled}). */
+    enum Settled {
+        /** Completed into a state the handler chose. */
+        COMPLETED,
+        /** Back to the claimable state, due after the backoff. */
+        RETRIED,
+        /** Moved to the dead state (why: {@link #onDeadLetter}). */
+        DEAD_LETTERED,
+        /** Given back to the claimable state with its attempt. */
+        RELEASED,
+        /** Moved to the unknown state of a non-idempotent sink. */
+        UNKNOWN,
+        /** Nothing written: the claim was no longer held (the fenced write was refused). */
+        LEASE_LOST
+    }
+
+    /** Why rows reached the dead state (see {@link #onDeadLetter}). */
+    enum DeadLetterReason {
+        /** The handler asked for it ({@link Outcome#deadLetter}, or a completion the machine does not allow). */
+        HANDLER,
+        /** A retry after the last attempt. */
+        RETRIES_EXHAUSTED,
+        /** The database refused the handler's outcome (a constraint, a value out of range). */
+        REFUSED_BY_DATABASE,
+        /** The lease expired on the last attempt (the handler crashed or outlived its lease every time). */
+        LEASE_EXPIRED,
+        /** A reconciler gave up on an unknown send. */
+        RECONCILER
+    }
+
+    /** Which fenced write the database refused because the claim was no longer held. */
+    enum FencedWrite {
+        /** A handler's outcome (complete, retry, dead letter, release, unknown). */
+        OUTCOME,
+        /** A lease extension. */
+        HEARTBEAT,
+        /** The mark before a non-idempotent send. */
+        SEND
+    }
+
     /** A single-row transition finished with {@code result} (any outcome). */
     default void onTransition(String table, TransitionResult<?> result) {}
 
@@ -36,4 +76,42 @@ public interface BatonListener {
 
     /** A transient failure is being retried (attempt is the attempt that failed, 1-based). */
     default void onTransientRetry(String operation, int attempt, java.sql.SQLException cause) {}
+
+    /**
+     * A fenced write settled a claimed row of {@code queue} (one call per row, after the commit): what happened, not
+     * what the handler asked for (a retry after the last attempt arrives as {@link Settled#DEAD_LETTERED}).
+     */
+    default void onSettled(String queue, Object id, int attempt, Settled settled) {}
+
+    /** {@code rows} rows of {@code queue} reached the dead state, for {@code reason}; after the commit. */
+    default void onDeadLetter(String queue, long rows, DeadLetterReason reason) {}
+
+    /** The database refused a fenced write of {@code write} kind to row {@code id}: its claim was no longer held. */
+    default void onFencedWriteRefused(String queue, Object id, FencedWrite write) {}
+
+    /**
+     * A worker's handler returned (or threw) for a claimed row; called on the handler's thread right after the
+     * handler, before its outcome is committed (a commit the fence refuses is reported by {@link #onSettled}).
+     *
+     * @param outcome what the handler returned, or null if it threw or returned null
+     * @param failure what it threw, or null
+     * @param took how long the handler ran
+     */
+    default void onHandled(
+            String queue, Object id, int attempt, Outcome<?> outcome, Throwable failure, java.time.Duration took) {}
+
+    /**
+     * A message was stored in {@code outbox} (its table) by an operation on the data source, after the commit. An
+     * enqueue on a caller's connection fires nothing (the caller commits); a duplicate fires nothing.
+     */
+    default void onEnqueued(String outbox, String topic, long id) {}
+
+    /**
+     * An outbox dispatcher's sink accepted {@code message}; called on the dispatcher's handler thread after the sink
+     * returned, before the delivery is committed (a message whose commit is fenced out is delivered and reported
+     * again: delivery is at least once).
+     *
+     * @param lag from the message's {@code created_at} (database clock) to now (this JVM's clock), zero if negative
+     */
+    default void onDelivered(String outbox, OutboxMessage message, java.time.Duration lag) {}
 }

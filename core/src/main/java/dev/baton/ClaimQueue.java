@@ -124,7 +124,9 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws ConfigurationException if {@code batchSize} is outside 1..{@link #maxBatchSize()}
      */
     public List<ClaimedRow<S>> claim(int batchSize) {
-        List<ClaimedRow<S>> claimed = claimer.claim(batchSize);
+        List<BatonInterceptor> interceptors = shape.engine.interceptors();
+        List<ClaimedRow<S>> claimed =
+                interceptors.isEmpty() ? claimer.claim(batchSize) : new ClaimChain(batchSize, 0).proceed();
         if (!claimed.isEmpty() && shape.engine.hasListeners()) {
             shape.engine.fire(l -> l.onClaim(shape.name, claimed.size()));
         }
@@ -167,7 +169,61 @@ public final class ClaimQueue<S extends Enum<S>> {
             Objects.requireNonNull(d.outcome(), "outcome");
             checkQueue(d.row());
         }
-        return writes.applyAll(decisions);
+        List<LeaseResult<S>> results = writes.applyAll(decisions);
+        if (shape.engine.hasListeners()) {
+            settled(decisions, results);
+        }
+        return results;
+    }
+
+    /** Tells the listeners what each write settled its row as, why rows went dead, and which writes were refused. */
+    private void settled(List<Decision<S>> decisions, List<LeaseResult<S>> results) {
+        String name = shape.name;
+        for (int i = 0; i < results.size(); i++) {
+            Decision<S> d = decisions.get(i);
+            LeaseResult<S> r = results.get(i);
+            Outcome<S> o = d.outcome();
+            BatonListener.Settled settled;
+            BatonListener.DeadLetterReason reason = null;
+            if (!(r instanceof LeaseResult.Done<S> done)) {
+                settled = BatonListener.Settled.LEASE_LOST;
+                shape.engine.fire(l -> l.onFencedWriteRefused(name, r.id(), BatonListener.FencedWrite.OUTCOME));
+            } else if (done.state() == shape.dead) {
+                settled = BatonListener.Settled.DEAD_LETTERED;
+                reason = switch (o.kind()) {
+                    case RETRY -> BatonListener.DeadLetterReason.RETRIES_EXHAUSTED;
+                    case COMPLETE ->
+                        o.target() == shape.dead
+                                ? BatonListener.DeadLetterReason.HANDLER
+                                : BatonListener.DeadLetterReason.REFUSED_BY_DATABASE;
+                    default -> BatonListener.DeadLetterReason.HANDLER;
+                };
+            } else {
+                settled = switch (o.kind()) {
+                    case RETRY -> BatonListener.Settled.RETRIED;
+                    case RELEASE -> BatonListener.Settled.RELEASED;
+                    case UNKNOWN -> BatonListener.Settled.UNKNOWN;
+                    default -> BatonListener.Settled.COMPLETED;
+                };
+            }
+            BatonListener.Settled s = settled;
+            shape.engine.fire(l -> l.onSettled(name, r.id(), d.row().attempt(), s));
+            if (reason != null) {
+                BatonListener.DeadLetterReason why = reason;
+                shape.engine.fire(l -> l.onDeadLetter(name, 1, why));
+            }
+        }
+    }
+
+    private void refused(List<? extends LeaseResult<S>> results, BatonListener.FencedWrite write) {
+        if (!shape.engine.hasListeners()) {
+            return;
+        }
+        for (LeaseResult<S> r : results) {
+            if (r instanceof LeaseResult.LeaseLost<S>) {
+                shape.engine.fire(l -> l.onFencedWriteRefused(shape.name, r.id(), write));
+            }
+        }
     }
 
     /**
@@ -181,7 +237,9 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** Extends the leases of many rows in one transaction. */
     public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
-        return writes.heartbeatAll(rows);
+        List<LeaseResult<S>> results = writes.heartbeatAll(rows);
+        refused(results, BatonListener.FencedWrite.HEARTBEAT);
+        return results;
     }
 
     /**
@@ -206,7 +264,9 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new ConfigurationException(
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
         }
-        return writes.markSending(row);
+        LeaseResult<S> marked = writes.markSending(row);
+        refused(List.of(marked), BatonListener.FencedWrite.SEND);
+        return marked;
     }
 
     /**
@@ -282,7 +342,11 @@ public final class ClaimQueue<S extends Enum<S>> {
             case RELEASE -> resolveUnknown(id, false, null);
             case DEAD_LETTER -> {
                 shape.machine.checkTransition(shape.unknown, shape.dead);
-                yield writes.resolveUnknownDead(id, verdict.error());
+                LeaseResult<S> dead = writes.resolveUnknownDead(id, verdict.error());
+                if (dead instanceof LeaseResult.Done<S>) {
+                    shape.engine.fire(l -> l.onDeadLetter(shape.name, 1, BatonListener.DeadLetterReason.RECONCILER));
+                }
+                yield dead;
             }
             default -> throw new IllegalVerdictException(shape.name, id, verdict);
         };
@@ -355,6 +419,40 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     Engine engine() {
         return shape.engine;
+    }
+
+    /** One step of the interceptors around a claim: interceptor {@code index}, or the claim after the last. */
+    private final class ClaimChain implements BatonInterceptor.ClaimCall<S> {
+        private final int batchSize;
+        private final int index;
+        private boolean proceeded;
+
+        ClaimChain(int batchSize, int index) {
+            this.batchSize = batchSize;
+            this.index = index;
+        }
+
+        @Override
+        public String queue() {
+            return shape.name;
+        }
+
+        @Override
+        public int batchSize() {
+            return batchSize;
+        }
+
+        @Override
+        public List<ClaimedRow<S>> proceed() {
+            if (proceeded) {
+                throw new IllegalStateException("an interceptor called proceed() twice for a claim in " + shape.name);
+            }
+            proceeded = true;
+            List<BatonInterceptor> interceptors = shape.engine.interceptors();
+            return index == interceptors.size()
+                    ? claimer.claim(batchSize)
+                    : interceptors.get(index).aroundClaim(new ClaimChain(batchSize, index + 1));
+        }
     }
 
     @Override

@@ -7,7 +7,12 @@ import dev.baton.internal.tables.OutboxStatements;
 import dev.baton.spi.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,7 +152,7 @@ public final class Outbox {
                 .table(table)
                 .claim("status", Status.MACHINE, Status.PENDING, Status.PROCESSING)
                 .deadState(Status.DEAD)
-                .select("topic", "msg_key", "dedup_key", "headers", "payload")
+                .select("topic", "msg_key", "dedup_key", "headers", "payload", "created_at")
                 .lease(options.lease())
                 .retry(options.retry())
                 .ageColumn("created_at");
@@ -196,8 +201,9 @@ public final class Outbox {
     public EnqueueResult enqueue(Connection connection, Message message) {
         Objects.requireNonNull(connection, "connection");
         check(message);
+        Message m = withHeaders(message);
         try {
-            return insert(connection, message);
+            return insert(connection, m);
         } catch (SQLException e) {
             throw new DataAccessException("enqueue into outbox " + table, e);
         }
@@ -214,8 +220,26 @@ public final class Outbox {
      */
     public EnqueueResult enqueue(Message message) {
         check(message);
-        return engine.autocommit(
-                "enqueue into outbox " + table, c -> insert(c, message), c -> insertAfterLostReply(c, message));
+        Message m = withHeaders(message);
+        EnqueueResult r =
+                engine.autocommit("enqueue into outbox " + table, c -> insert(c, m), c -> insertAfterLostReply(c, m));
+        if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
+            engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
+        }
+        return r;
+    }
+
+    /** The message with the headers the interceptors add (trace context); headers it has are kept. */
+    private Message withHeaders(Message message) {
+        Message m = message;
+        for (BatonInterceptor i : engine.interceptors()) {
+            for (Map.Entry<String, String> h : i.enqueueHeaders(table, message).entrySet()) {
+                if (!m.headers().containsKey(h.getKey())) {
+                    m = m.header(h.getKey(), h.getValue());
+                }
+            }
+        }
+        return m;
     }
 
     /**
@@ -228,13 +252,18 @@ public final class Outbox {
     public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(Transition<S> transition, Message message) {
         Objects.requireNonNull(transition, "transition");
         check(message);
+        Message m = withHeaders(message);
         String operation = "transition and enqueue into outbox " + table;
-        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, message);
+        long[] enqueued = {-1};
+        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, enqueued);
         // after a lost commit the pair may be in: a row in the target state is then in doubt, not AlreadyInTarget
         TransitionResult<S> result = engine.transaction(
-                operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, message)));
+                operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, m, enqueued)));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
+            if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
+                engine.fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
+            }
         }
         return result;
     }
@@ -246,10 +275,31 @@ public final class Outbox {
      */
     public Worker.Builder<Status> dispatcher(Sink sink) {
         Objects.requireNonNull(sink, "sink");
-        return new Worker.Builder<>(queue).handle(row -> {
-            sink.deliver(toMessage(row));
+        return new Worker.Builder<>(queue).messages(this::toMessage).handle(row -> {
+            OutboxMessage message = toMessage(row);
+            sink.deliver(message);
+            if (engine.hasListeners()) {
+                Duration lag = lag(row.get("created_at"));
+                engine.fire(l -> l.onDelivered(table, message, lag));
+            }
             return Outcome.complete(Status.DELIVERED);
         });
+    }
+
+    /** From {@code created_at} to now by this JVM's clock; zero when the clocks disagree the other way. */
+    private static Duration lag(Object createdAt) {
+        Instant created;
+        if (createdAt instanceof Timestamp t) {
+            created = t.toInstant();
+        } else if (createdAt instanceof OffsetDateTime o) {
+            created = o.toInstant();
+        } else if (createdAt instanceof LocalDateTime l) {
+            created = l.atZone(ZoneId.systemDefault()).toInstant();
+        } else {
+            return Duration.ZERO;
+        }
+        Duration lag = Duration.between(created, Instant.now());
+        return lag.isNegative() ? Duration.ZERO : lag;
     }
 
     /** Reads a claimed row as a message. */
@@ -293,10 +343,14 @@ public final class Outbox {
     }
 
     private <S extends Enum<S>> TransitionResult<S> transitionAndInsert(
-            Connection c, Transition<S> transition, Message message) throws SQLException {
+            Connection c, Transition<S> transition, Message message, long[] enqueued) throws SQLException {
+        enqueued[0] = -1;
         TransitionResult<S> r = transition.execute(c);
         if (r instanceof TransitionResult.Applied<S>) {
             EnqueueResult e = insert(c, message);
+            if (e instanceof EnqueueResult.Enqueued stored) {
+                enqueued[0] = stored.id();
+            }
             if (e instanceof EnqueueResult.Duplicate) {
                 // the transition applied but its announcement exists: keep both consistent, report the state
                 return r;

@@ -1,10 +1,14 @@
 package dev.baton;
 
+import dev.baton.internal.worker.HandlerChain;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Processes a claim queue: one poller thread claims batches and commits the handlers' outcomes together (one
@@ -27,8 +31,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A handler returns an {@link Outcome}; an exception means {@link Outcome#retry} with the exception's message (or,
  * on a non-idempotent sink after the send was recorded, {@link Outcome#unknown}). When a heartbeat finds a row's claim
  * lost, the row's {@link ClaimedRow#leaseLost()} turns true and the handler's thread is interrupted.
+ *
+ * <p>Around every handler call the SLF4J MDC holds {@value #MDC_QUEUE}, {@value #MDC_ID}, {@value #MDC_ATTEMPT} and
+ * {@value #MDC_TOKEN} (removed after the call, or given back their earlier values), so every line the handler logs
+ * names its row. {@link BatonInterceptor}s run inside them, around the handler.
  */
 public final class Worker implements AutoCloseable {
+    /** The MDC key of the queue's name, set around each handler call. */
+    public static final String MDC_QUEUE = "baton.queue";
+    /** The MDC key of the row's id ({@code String.valueOf(id)}), set around each handler call. */
+    public static final String MDC_ID = "baton.id";
+    /** The MDC key of the attempt number (1 for the first claim), set around each handler call. */
+    public static final String MDC_ATTEMPT = "baton.attempt";
+    /** The MDC key of the claim's fencing token, set around each handler call. */
+    public static final String MDC_TOKEN = "baton.token";
+
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     /**
@@ -108,6 +125,8 @@ public final class Worker implements AutoCloseable {
         private Reconciler<S> reconciler;
         private String name;
         private Duration sweepInterval;
+        private final List<BatonInterceptor> interceptors = new ArrayList<>();
+        private Function<ClaimedRow<S>, OutboxMessage> messages;
 
         Builder(ClaimQueue<S> queue) {
             this.queue = queue;
@@ -201,6 +220,21 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Adds an interceptor around this worker's handler calls, inside those of {@link Baton.Builder#interceptor}
+         * (which every worker gets); interceptors run in the order added, the first outermost.
+         */
+        public Builder<S> intercept(BatonInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** How an outbox dispatcher reads a row as a message, for {@link BatonInterceptor.HandlerCall#message()}. */
+        Builder<S> messages(Function<ClaimedRow<S>, OutboxMessage> reader) {
+            this.messages = reader;
+            return this;
+        }
+
         /** A name for threads and logs (default {@code baton-<queue>-<n>}). */
         public Builder<S> name(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -225,9 +259,11 @@ public final class Worker implements AutoCloseable {
                         + "); a single slow heartbeat would lose the row (queue '" + queue.name() + "')");
             }
             String n = name != null ? name : "baton-" + queue.name() + "-" + SEQUENCE.incrementAndGet();
+            List<BatonInterceptor> chain = new ArrayList<>(queue.engine().interceptors());
+            chain.addAll(interceptors);
             WorkerLoop<S> runner = new WorkerLoop<>(
                     queue,
-                    handler,
+                    new HandlerChain<>(queue.name(), handler, chain, messages, queue.engine()),
                     reconciler,
                     new WorkerLoop.Settings(
                             batchSize,

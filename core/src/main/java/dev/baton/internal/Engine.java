@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.BatonInterceptor;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
 import dev.baton.RetryPolicy;
@@ -32,13 +33,30 @@ public final class Engine {
     private final Dialect dialect;
     private final RetryPolicy transientRetry;
     private final List<BatonListener> listeners;
+    private final List<BatonInterceptor> interceptors;
 
     /** Creates an engine. */
     public Engine(DataSource dataSource, Dialect dialect, RetryPolicy transientRetry, List<BatonListener> listeners) {
+        this(dataSource, dialect, transientRetry, listeners, List.of());
+    }
+
+    /** Creates an engine with interceptors. */
+    public Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            List<BatonInterceptor> interceptors) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.transientRetry = transientRetry;
         this.listeners = List.copyOf(listeners);
+        this.interceptors = List.copyOf(interceptors);
+    }
+
+    /** The interceptors, outermost first. */
+    public List<BatonInterceptor> interceptors() {
+        return interceptors;
     }
 
     /** The dialect. */

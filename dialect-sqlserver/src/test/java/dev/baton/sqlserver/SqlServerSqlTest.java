@@ -102,7 +102,8 @@ class SqlServerSqlTest {
                         + " IN (0, 1)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
                         + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
                         + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
-                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload] WHERE [status] = 0 AND"
+                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload], inserted.[created_at] WHERE"
+                        + " [status] = 0 AND"
                         + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
                 claim);
         parse(claim);

@@ -1,5 +1,6 @@
 package dev.baton.internal.queue;
 
+import dev.baton.BatonListener;
 import dev.baton.ConfigurationException;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.internal.Engine;
@@ -69,6 +70,9 @@ public final class Sweeps<S extends Enum<S>> {
         Engine.Drained exhaustedRows = shape.engine.drain(
                 "dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH);
         long dead = exhaustedRows.rows();
+        if (dead > 0) {
+            shape.engine.fire(l -> l.onDeadLetter(shape.name, dead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
+        }
         boolean inDoubt = reclaimed.countInDoubt() || exhaustedRows.countInDoubt();
         if (expireSends == null) {
             return certain(moved + dead, inDoubt);
