@@ -109,9 +109,11 @@ public interface BatonListener {
     /**
      * An outbox dispatcher's sink accepted {@code message}; called on the dispatcher's handler thread after the sink
      * returned, before the delivery is committed (a message whose commit is fenced out is delivered and reported
-     * again: delivery is at least once).
+     * again: delivery is at least once). The lag is {@code now - createdAt} by the listener's clock: Baton itself
+     * never reads the JVM's clock.
      *
-     * @param lag from the message's {@code created_at} (database clock) to now (this JVM's clock), zero if negative
+     * @param createdAt the message's {@code created_at}, stamped by the database clock (null if the driver returned
+     *     a type Baton does not read as a timestamp)
      */
-    default void onDelivered(String outbox, OutboxMessage message, java.time.Duration lag) {}
+    default void onDelivered(String outbox, OutboxMessage message, java.time.Instant createdAt) {}
 }

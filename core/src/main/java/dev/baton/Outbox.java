@@ -279,27 +279,26 @@ public final class Outbox {
             OutboxMessage message = toMessage(row);
             sink.deliver(message);
             if (engine.hasListeners()) {
-                Duration lag = lag(row.get("created_at"));
-                engine.fire(l -> l.onDelivered(table, message, lag));
+                Instant created = instant(row.get("created_at"));
+                engine.fire(l -> l.onDelivered(table, message, created));
             }
             return Outcome.complete(Status.DELIVERED);
         });
     }
 
-    /** From {@code created_at} to now by this JVM's clock; zero when the clocks disagree the other way. */
-    private static Duration lag(Object createdAt) {
-        Instant created;
+    /**
+     * {@code created_at} as an instant: a driver's {@code Timestamp} or {@code OffsetDateTime} as it is, a
+     * {@code LocalDateTime} (no zone) in the JVM's zone, as the drivers read timestamps; null for another type.
+     */
+    private static Instant instant(Object createdAt) {
         if (createdAt instanceof Timestamp t) {
-            created = t.toInstant();
+            return t.toInstant();
         } else if (createdAt instanceof OffsetDateTime o) {
-            created = o.toInstant();
+            return o.toInstant();
         } else if (createdAt instanceof LocalDateTime l) {
-            created = l.atZone(ZoneId.systemDefault()).toInstant();
-        } else {
-            return Duration.ZERO;
+            return l.atZone(ZoneId.systemDefault()).toInstant();
         }
-        Duration lag = Duration.between(created, Instant.now());
-        return lag.isNegative() ? Duration.ZERO : lag;
+        return null; // never fail a delivery the sink already accepted over a listener's detail
     }
 
     /** Reads a claimed row as a message. */

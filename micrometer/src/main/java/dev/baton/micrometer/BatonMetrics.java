@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -285,9 +286,13 @@ public final class BatonMetrics implements BatonListener {
     }
 
     @Override
-    public void onDelivered(String outbox, OutboxMessage message, Duration lag) {
+    public void onDelivered(String outbox, OutboxMessage message, Instant createdAt) {
         counter(DISPATCHED, "outbox", outbox).increment();
-        timer(LAG, "outbox", outbox, null, null).record(lag.toNanos(), TimeUnit.NANOSECONDS);
+        if (createdAt == null) {
+            return;
+        }
+        Duration lag = Duration.between(createdAt, Instant.now()); // negative when the clocks disagree: 0
+        timer(LAG, "outbox", outbox, null, null).record(lag.isNegative() ? 0 : lag.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override
