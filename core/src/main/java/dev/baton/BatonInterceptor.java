@@ -8,7 +8,7 @@ import java.util.Optional;
  * Around-advice for tracing and context propagation: wraps each claim and each handler call, and adds headers to each
  * outbox message before it is stored. Every method has a default that only proceeds, so an interceptor implements
  * what it needs. Registered on {@link Baton.Builder#interceptor} (every queue, worker and outbox of that instance) or
- * on {@link Worker.Builder#intercept} (one worker); interceptors run in the order registered, the first outermost.
+ * on {@link Worker.Builder#intercept} (one worker's handler calls only); interceptors run in the order registered, the first outermost.
  * Unlike a {@link BatonListener}, an interceptor runs inside the operation: an exception it throws fails the
  * operation (in a handler call: as if the handler threw). Implementations must be thread-safe.
  *

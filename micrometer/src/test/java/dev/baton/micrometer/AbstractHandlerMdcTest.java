@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import dev.baton.Baton;
+import dev.baton.BatonInterceptor;
 import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
 import dev.baton.Outcome;
 import dev.baton.Worker;
 import dev.baton.testkit.DatabaseSuite;
@@ -14,10 +16,12 @@ import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +87,70 @@ abstract class AbstractHandlerMdcTest extends DatabaseSuite {
             assertNull(after.get(Worker.MDC_TOKEN));
         } finally {
             pool.shutdownNow();
+            jobs.drop();
+        }
+    }
+
+    /** Records the order of calls, and whether the MDC held the row while it ran. */
+    private record Recording(String name, List<String> calls) implements BatonInterceptor {
+        @Override
+        public <S extends Enum<S>> List<ClaimedRow<S>> aroundClaim(ClaimCall<S> call) {
+            List<ClaimedRow<S>> rows = call.proceed();
+            if (!rows.isEmpty()) {
+                calls.add(name + " claimed " + rows.size() + " from " + call.queue());
+            }
+            return rows;
+        }
+
+        @Override
+        public <S extends Enum<S>> Outcome<S> aroundHandle(HandlerCall<S> call) throws Exception {
+            calls.add(
+                    name + " > " + MDC.get(Worker.MDC_ID) + " " + call.message().isPresent());
+            try {
+                return call.proceed();
+            } finally {
+                calls.add(name + " <");
+            }
+        }
+    }
+
+    @Test
+    void interceptorsRunInOrderInsideTheMdcAndAroundClaims() throws Exception {
+        JobsTable jobs = JobsTable.create(database(), "chain", true);
+        try {
+            List<String> calls = new CopyOnWriteArrayList<>();
+            Baton baton = Baton.builder(database().dataSource())
+                    .interceptor(new Recording("outer", calls))
+                    .build();
+            ClaimQueue<Sync> q = jobs.queue(baton, Duration.ofMinutes(1));
+            jobs.insert(7, 1, Payment.PAID);
+            Worker worker = baton.worker(q)
+                    .intercept(new Recording("inner", calls))
+                    .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                    .handle(row -> {
+                        calls.add("handler");
+                        return Outcome.complete(Sync.COMPLETED);
+                    })
+                    .start();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) < 1) {
+                    assertTrue(System.nanoTime() < end, "row handled within 60 s: " + calls);
+                    Thread.sleep(20);
+                }
+            } finally {
+                worker.close();
+            }
+            assertEquals(
+                    List.of(
+                            "outer claimed 1 from " + q.name(),
+                            "outer > 7 false",
+                            "inner > 7 false",
+                            "handler",
+                            "inner <",
+                            "outer <"),
+                    new ArrayList<>(calls));
+        } finally {
             jobs.drop();
         }
     }
