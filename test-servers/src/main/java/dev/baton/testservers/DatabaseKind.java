@@ -123,6 +123,24 @@ public enum DatabaseKind {
     }
 
     /**
+     * The statement that puts a session in the time zone {@code offset}, as a host's connection pool might set it (or
+     * a driver, from the JVM's zone). SQL Server sessions have no time zone: a statement that changes nothing.
+     *
+     * @param offset such as {@code -05:00}
+     * @return an SQL statement
+     */
+    public String sessionZoneSql(String offset) {
+        if (!offset.matches("[+-]\\d\\d:\\d\\d")) {
+            throw new IllegalArgumentException("an offset such as -05:00, was " + offset);
+        }
+        return switch (this) {
+            case POSTGRES -> "SET TIME ZONE INTERVAL '" + offset + "' HOUR TO MINUTE";
+            case MARIADB, MYSQL -> "SET time_zone = '" + offset + "'";
+            case SQLSERVER -> "SET NOCOUNT OFF";
+        };
+    }
+
+    /**
      * The database clock, as Baton writes it.
      *
      * @return an SQL expression
