@@ -14,10 +14,15 @@ import dev.baton.Outbox;
 import dev.baton.ReceiveResult;
 import dev.baton.StateTable;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -224,7 +229,71 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
                 "a delivery received in 2039 is cleaned up after its age");
     }
 
+    /**
+     * An outbox created by the first release's file ({@code V3}) with a message in flight, in a session five hours
+     * behind UTC: the shipped upgrade files, run in that same session as Flyway would, keep the message's lease and
+     * age (MySQL's {@code V6} converts its columns in UTC and restores the session's zone) and add the receipt
+     * ({@code V7}), after which the outbox works and {@code verify()} accepts the table.
+     */
+    @Test
+    void anOutboxOfTheFirstReleaseIsUpgradedByTheShippedFiles() throws Exception {
+        String table = newTable("upbox");
+        String oldClock = db.kind().now().replace("UTC_TIMESTAMP", "CURRENT_TIMESTAMP"); // what V3's Baton wrote
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(db.kind().sessionZoneSql(NEW_YORK.sessionOffset()));
+            for (String sql :
+                    shipped(dialect.ownTables().ddlScript(OwnTable.OUTBOX).orElseThrow(), table)) {
+                s.execute(sql);
+            }
+            s.execute("INSERT INTO " + table + " (topic, payload, status, attempts, lease_until, created_at) VALUES"
+                    + " ('t', 'x', 1, 1, " + dialect.sql().plusMillis(oldClock, LEASE.toMillis()) + ", " + oldClock
+                    + ")");
+            for (URL upgrade : dialect.ownTables().upgradeScripts(OwnTable.OUTBOX)) {
+                for (String sql : shipped(upgrade, table)) {
+                    s.execute(sql);
+                }
+            }
+            try (ResultSet rs =
+                    s.executeQuery("SELECT CASE WHEN created_at <= " + db.kind().now() + " AND created_at > "
+                            + db.kind().minutesAgo(1) + " THEN 1 ELSE 0 END FROM " + table)) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "the upgrade moved the stored instants");
+            }
+        }
+        Baton real = Baton.using(db.dataSource());
+        Outbox.Options options = Outbox.Options.defaults().lease(LEASE);
+        Outbox outbox = real.outbox(table, options);
+        outbox.queue().verify();
+        assertEquals(0L, outbox.queue().reclaimExpired(), "the upgrade ended a lease in flight");
+        assertEquals(
+                1L,
+                count(BERLIN, AFTER_LEASE, b -> b.outbox(table, options).queue().reclaimExpired()));
+        assertInstanceOf(EnqueueResult.Enqueued.class, outbox.enqueue(Message.of("t", "after the upgrade")));
+    }
+
     // ---------------------------------------------------------------- fixtures
+
+    /** A shipped file's statements, with {@code baton_outbox} (and the names derived from it) renamed to {@code table}. */
+    private static List<String> shipped(URL file, String table) throws IOException {
+        String text;
+        try (InputStream in = file.openStream()) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        List<String> out = new ArrayList<>();
+        StringBuilder plain = new StringBuilder();
+        for (String line : text.split("\n")) {
+            if (!line.startsWith("--")) {
+                plain.append(line).append('\n');
+            }
+        }
+        for (String sql : plain.toString().split(";")) {
+            if (!sql.isBlank()) {
+                out.add(sql.strip().replace("baton_outbox", table));
+            }
+        }
+        return out;
+    }
 
     private String newTable(String prefix) {
         String t = TestDatabases.uniqueName(prefix);
