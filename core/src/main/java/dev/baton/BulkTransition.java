@@ -63,7 +63,11 @@ public final class BulkTransition<S extends Enum<S>> {
     }
 
     /**
-     * Also sets {@code column} to the database clock's timestamp on every moved row.
+     * Also sets {@code column} to the database clock's timestamp on every moved row. The value is the database's clock in UTC: {@code clock_timestamp()} on PostgreSQL (for a
+     * {@code timestamptz} column, an instant), {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB and {@code
+     * SYSUTCDATETIME()} on SQL Server (the UTC wall clock, for a {@code DATETIME(6)} or {@code datetime2} column), never
+     * the session's or the JVM's zone. A MySQL {@code TIMESTAMP} column would store it as if it were the session zone's
+     * wall clock: use {@code DATETIME(6)}.
      *
      * @throws InvalidIdentifierException for a bad column name
      * @throws ConfigurationException if the column is the id or state column or is set twice

@@ -5,6 +5,8 @@ import dev.baton.internal.KeyText;
 import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.OutboxStatements;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.SqlError;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -136,6 +138,8 @@ public final class Outbox {
         }
     }
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private final Engine engine;
     private final String table;
     private final Options options;
@@ -185,6 +189,14 @@ public final class Outbox {
         return options;
     }
 
+    /**
+     * The SQL {@code enqueue} runs, rendered once for this table: the insert of a message, the insert-if-absent of a
+     * message with a dedup key, and the read of a receipt after a lost connection. For review and exact-text tests.
+     */
+    public List<String> sql() {
+        return statements.sql();
+    }
+
     /** The claim queue dispatchers take messages from (for health, verify, and custom workers). */
     public ClaimQueue<Status> queue() {
         return queue;
@@ -203,26 +215,31 @@ public final class Outbox {
         check(message);
         Message m = withHeaders(message);
         try {
-            return insert(connection, m);
+            return insert(connection, m, RANDOM.nextLong());
         } catch (SQLException e) {
             throw new DataAccessException("enqueue into outbox " + table, e);
         }
     }
 
     /**
-     * Stores a message in its own transaction on the data source, retrying transient failures.
+     * Stores a message in its own transaction on the data source, retrying transient failures. The insert carries a
+     * random receipt; when the connection is lost after the insert was sent, the retry looks for the receipt first, so
+     * a message the lost attempt stored is reported {@code Enqueued} with its id and never stored twice.
      *
      * @return {@link EnqueueResult.Enqueued} with the id, or {@link EnqueueResult.Duplicate} when a message with the
-     *     same dedup key exists
-     * @throws OutcomeInDoubtException when the connection was lost after the insert was sent and Baton cannot tell
-     *     whether this call stored the message: without a dedup key the insert is never sent twice; with one, a retry
-     *     that meets the key stored is in doubt rather than a certain {@code Duplicate}
+     *     same dedup key was stored by another call
+     * @throws PayloadTooLargeException if the payload is over {@link Options#maxPayloadBytes} (before any SQL)
+     * @throws IllegalKeyException for an empty, blank or over-long topic, key or dedup key (before any SQL)
+     * @throws DataAccessException on a database failure that outlasted the transient retries
      */
     public EnqueueResult enqueue(Message message) {
         check(message);
         Message m = withHeaders(message);
-        EnqueueResult r =
-                engine.autocommit("enqueue into outbox " + table, c -> insert(c, m), c -> insertAfterLostReply(c, m));
+        long receipt = RANDOM.nextLong();
+        EnqueueResult r = engine.autocommit(
+                "enqueue into outbox " + table,
+                c -> insert(c, m, receipt),
+                c -> insertAfterLostReply(c, m, receipt));
         if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
             engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
         }
@@ -346,7 +363,7 @@ public final class Outbox {
         enqueued[0] = -1;
         TransitionResult<S> r = transition.execute(c);
         if (r instanceof TransitionResult.Applied<S>) {
-            EnqueueResult e = insert(c, message);
+            EnqueueResult e = insert(c, message, RANDOM.nextLong());
             if (e instanceof EnqueueResult.Enqueued stored) {
                 enqueued[0] = stored.id();
             }
@@ -361,26 +378,40 @@ public final class Outbox {
     }
 
     /**
-     * The retry of an enqueue whose connection was lost: the first attempt may have stored the message. Without a dedup
-     * key nothing tells its row from another with the same content, so the message is not inserted again (that would
-     * deliver it twice) and the call is in doubt. With one, the insert is tried again: it stores the message if the
-     * first attempt did not; a duplicate is in doubt (this call's lost attempt, or another caller, stored it).
+     * The retry of an enqueue whose connection was lost: the first attempt may have stored the message, with this
+     * call's receipt. A row with the receipt is this call's message. Otherwise the insert runs again; should it meet
+     * the receipt (the lost attempt's insert was still running and committed meanwhile: the unique index on the
+     * receipt made this one wait for it) or the dedup key, the receipt is read once more, and a dedup key stored
+     * without it is another call's message.
      */
-    private EnqueueResult insertAfterLostReply(Connection c, Message m) throws SQLException {
-        if (m.dedupKey() == null) {
-            throw new OutcomeInDoubtException("enqueue into outbox " + table + ": the connection was lost after the"
-                    + " insert was sent; the message may be stored (give it a dedup key to make the retry safe)");
+    private EnqueueResult insertAfterLostReply(Connection c, Message m, long receipt) throws SQLException {
+        OptionalLong stored = statements.idOfReceipt(c, receipt);
+        if (stored.isPresent()) {
+            return new EnqueueResult.Enqueued(stored.getAsLong());
         }
-        EnqueueResult r = insert(c, m);
-        if (r instanceof EnqueueResult.Duplicate) {
-            throw new OutcomeInDoubtException("enqueue into outbox " + table + ": the connection was lost after the"
-                    + " insert was sent, and a message with dedup key '" + m.dedupKey() + "' is stored: by this call"
-                    + " or by another, which Baton cannot tell");
+        EnqueueResult r = null;
+        try {
+            r = insert(c, m, receipt);
+        } catch (SQLException e) {
+            if (engine.dialect().diagnostics().classify(e).kind() != SqlError.Kind.UNIQUE_VIOLATION) {
+                throw e;
+            }
         }
-        return r;
+        if (r instanceof EnqueueResult.Enqueued) {
+            return r;
+        }
+        stored = statements.idOfReceipt(c, receipt);
+        if (stored.isPresent()) {
+            return new EnqueueResult.Enqueued(stored.getAsLong());
+        }
+        if (r != null) {
+            return r; // a Duplicate: the message with this dedup key is another call's
+        }
+        throw new DataAccessException("enqueue into outbox " + table + ": the retry after a lost connection met a"
+                + " unique index, yet no message carries this call's receipt");
     }
 
-    private EnqueueResult insert(Connection c, Message m) throws SQLException {
+    private EnqueueResult insert(Connection c, Message m, long receipt) throws SQLException {
         OptionalLong id = statements.insert(
                 c,
                 m.topic(),
@@ -388,7 +419,8 @@ public final class Outbox {
                 m.payloadUnsafe(),
                 m.headers().isEmpty() ? null : encodeHeaders(m.headers()),
                 m.dedupKey(),
-                Status.PENDING.code());
+                Status.PENDING.code(),
+                receipt);
         return id.isPresent() ? new EnqueueResult.Enqueued(id.getAsLong()) : new EnqueueResult.Duplicate(m.dedupKey());
     }
 

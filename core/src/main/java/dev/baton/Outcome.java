@@ -89,7 +89,13 @@ public final class Outcome<S extends Enum<S>> {
         return with(column, value, false);
     }
 
-    /** Also sets {@code column} to the database clock when completing. */
+    /**
+     * Also sets {@code column} to the database clock when completing. The value is the database's clock in UTC: {@code clock_timestamp()} on PostgreSQL (for a
+     * {@code timestamptz} column, an instant), {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB and {@code
+     * SYSUTCDATETIME()} on SQL Server (the UTC wall clock, for a {@code DATETIME(6)} or {@code datetime2} column), never
+     * the session's or the JVM's zone. A MySQL {@code TIMESTAMP} column would store it as if it were the session zone's
+     * wall clock: use {@code DATETIME(6)}.
+     */
     public Outcome<S> setNow(String column) {
         return with(column, null, true);
     }

@@ -9,7 +9,7 @@ package dev.baton;
  *
  * <p>Operations that throw it: a fenced write ({@code ClaimQueue.complete}, {@code apply}, {@code release},
  * {@code markSending}, {@code resolveUnknown}) whose retry matched no row and whose read-back does not show this
- * call's write; {@code Outbox.enqueue} whose retry cannot tell whether the first attempt stored the message; {@code
+ * call's write; {@code
  * ClaimQueue.reclaimExpired()} when a batch's count was lost (the sweep ran to the end; {@link #atLeast()} rows were
  * moved for certain).
  */

@@ -1,6 +1,7 @@
 package dev.baton.spi;
 
 import java.net.URL;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,24 +16,44 @@ import java.util.Optional;
  * default name}, and every other name in the table's schema (indexes, constraints) is that name followed by
  * {@code _<suffix>}. For another table name Baton replaces these quoted identifiers, whole, by the quoted table name
  * and {@code <bare table name>_<suffix>}.
+ *
+ * <p>A file, once shipped, never changes (Flyway refuses a changed checksum): a later change to a table ships as a
+ * new file with a higher version ({@link OwnTable#upgrades()}), which a database without it skips. Baton creates a
+ * table by running its create file and then the upgrades the dialect ships, in order, so a new table and an
+ * upgraded one end up the same.
  */
 public interface OwnTableDialect {
 
-    /** Baton's own tables, with the name each has in its shipped DDL file. */
+    /** Baton's own tables, with the name each has in its shipped DDL files. */
     enum OwnTable {
-        /** {@link dev.baton.IdempotencyKeys}: file {@code V1__baton_idempotency_keys.sql}. */
-        IDEMPOTENCY_KEYS("baton_idempotency_keys", "V1__baton_idempotency_keys.sql"),
-        /** {@link dev.baton.Inbox}: file {@code V2__baton_inbox.sql}. */
-        INBOX("baton_inbox", "V2__baton_inbox.sql"),
-        /** {@link dev.baton.Outbox}: file {@code V3__baton_outbox.sql}. */
-        OUTBOX("baton_outbox", "V3__baton_outbox.sql");
+        /**
+         * {@link dev.baton.IdempotencyKeys}: file {@code V1__baton_idempotency_keys.sql}, upgrade {@code
+         * V4__baton_idempotency_keys_utc_datetime.sql}.
+         */
+        IDEMPOTENCY_KEYS(
+                "baton_idempotency_keys",
+                "V1__baton_idempotency_keys.sql",
+                "V4__baton_idempotency_keys_utc_datetime.sql"),
+        /** {@link dev.baton.Inbox}: file {@code V2__baton_inbox.sql}, upgrade {@code V5__baton_inbox_utc_datetime.sql}. */
+        INBOX("baton_inbox", "V2__baton_inbox.sql", "V5__baton_inbox_utc_datetime.sql"),
+        /**
+         * {@link dev.baton.Outbox}: file {@code V3__baton_outbox.sql}, upgrades {@code V6__baton_outbox_utc_datetime.sql}
+         * and {@code V7__baton_outbox_receipt.sql}.
+         */
+        OUTBOX(
+                "baton_outbox",
+                "V3__baton_outbox.sql",
+                "V6__baton_outbox_utc_datetime.sql",
+                "V7__baton_outbox_receipt.sql");
 
         private final String defaultName;
         private final String script;
+        private final List<String> upgrades;
 
-        OwnTable(String defaultName, String script) {
+        OwnTable(String defaultName, String script, String... upgrades) {
             this.defaultName = defaultName;
             this.script = script;
+            this.upgrades = List.of(upgrades);
         }
 
         /** The table's name in its DDL file. */
@@ -44,6 +65,15 @@ public interface OwnTableDialect {
         public String script() {
             return script;
         }
+
+        /**
+         * The file names of the changes made to the table since its first release, oldest first, each with a version
+         * above every earlier file of every table; a dialect ships those its database needs (e.g. only MySQL's
+         * tables had zone-dependent timestamps to change).
+         */
+        public List<String> upgrades() {
+            return upgrades;
+        }
     }
 
     /**
@@ -52,6 +82,22 @@ public interface OwnTableDialect {
      */
     default Optional<URL> ddlScript(OwnTable table) {
         return Optional.ofNullable(getClass().getResource(table.script()));
+    }
+
+    /**
+     * The shipped upgrade files of {@code table} ({@link OwnTable#upgrades()}), oldest first; those the dialect does
+     * not ship are left out. Baton runs them after {@link #ddlScript} when it creates the table. Default: the
+     * resources of those names in the package of this object's class.
+     */
+    default List<URL> upgradeScripts(OwnTable table) {
+        List<URL> scripts = new ArrayList<>();
+        for (String name : table.upgrades()) {
+            URL url = getClass().getResource(name);
+            if (url != null) {
+                scripts.add(url);
+            }
+        }
+        return List.copyOf(scripts);
     }
 
     /**

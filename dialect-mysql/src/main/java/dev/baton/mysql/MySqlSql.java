@@ -5,7 +5,15 @@ import dev.baton.spi.SqlFragment;
 import dev.baton.spi.SqlVocabulary;
 import java.util.List;
 
-/** MySQL's and MariaDB's words: backquoted identifiers, {@code CURRENT_TIMESTAMP(6)}, {@code TIMESTAMPADD}. */
+/**
+ * MySQL's and MariaDB's words: backquoted identifiers, {@code UTC_TIMESTAMP(6)}, {@code TIMESTAMPADD}.
+ *
+ * <p>The clock is {@code UTC_TIMESTAMP(6)}, never {@code NOW()} or {@code CURRENT_TIMESTAMP}, which give the session
+ * zone's wall clock: two sessions (or JVMs, whose zone the drivers may pass on to the session) in different zones
+ * would write and compare leases hours apart, and a DST change would move them. Time columns are {@code DATETIME(6)}
+ * holding UTC: a {@code DATETIME} value never moves with the session zone, and it reaches the year 9999, where a
+ * {@code TIMESTAMP} ends on 2038-01-19 and is converted to and from the session zone on every read and write.
+ */
 final class MySqlSql implements SqlVocabulary {
 
     @Override
@@ -15,7 +23,7 @@ final class MySqlSql implements SqlVocabulary {
 
     @Override
     public String currentTimestamp() {
-        return "CURRENT_TIMESTAMP(6)";
+        return "UTC_TIMESTAMP(6)";
     }
 
     @Override
@@ -35,7 +43,7 @@ final class MySqlSql implements SqlVocabulary {
             case INT -> "INT";
             case SHORT_TEXT -> "VARCHAR(64)";
             case TEXT -> "TEXT";
-            case TIMESTAMP -> "TIMESTAMP(6) NULL";
+            case TIMESTAMP -> "DATETIME(6) NULL";
         };
     }
 
@@ -54,6 +62,21 @@ final class MySqlSql implements SqlVocabulary {
         SqlFragment exact =
                 SqlVocabulary.super.stateIn("CAST(CONVERT(" + quotedColumn + " USING utf8mb4) AS BINARY)", codes);
         return SqlFragment.join(" AND ", List.of(plain, exact));
+    }
+
+    /**
+     * {@code TIMESTAMP} ends on 2038-01-19 (a lease or backoff past it fails), and compared with {@code
+     * UTC_TIMESTAMP(6)} it is read in the session's zone, so sessions in different zones disagree about it. The fix is
+     * {@code DATETIME(6)}; run it in a UTC session ({@code SET time_zone = '+00:00'}), where {@code MODIFY} converts the
+     * stored instants to UTC wall-clock values (in another zone they would come out shifted by its offset).
+     */
+    @Override
+    public String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
+        if (!"timestamp".equalsIgnoreCase(typeName)) {
+            return null;
+        }
+        return "/* in a session with SET time_zone = '+00:00' */ "
+                + alterColumnType(quotedTable, quotedColumn, "DATETIME(6)", nullable);
     }
 
     @Override

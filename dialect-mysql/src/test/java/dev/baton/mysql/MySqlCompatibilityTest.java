@@ -10,6 +10,7 @@ import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
 import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
@@ -74,4 +75,7 @@ class MySqlCompatibilityTest {
 
     @Nested
     class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
+
+    @Nested
+    class TimeZones extends AbstractTimeZoneCompatibilityTest {}
 }

@@ -86,11 +86,32 @@ class SqlServerOwnTablesSqlTest {
                         "CREATE UNIQUE INDEX [events_dedup] ON [app].[events] ([dedup_key]) WHERE [dedup_key] IS NOT"
                                 + " NULL",
                         "CREATE INDEX [events_claim] ON [app].[events] ([status], [id])",
-                        "CREATE INDEX [events_key] ON [app].[events] ([msg_key], [status], [id])"),
+                        "CREATE INDEX [events_key] ON [app].[events] ([msg_key], [status], [id])",
+                        // V7: the receipt Outbox.enqueue reads back after a lost reply
+                        "ALTER TABLE [app].[events] ADD [receipt] BIGINT NULL",
+                        "CREATE UNIQUE INDEX [events_receipt] ON [app].[events] ([receipt]) WHERE [receipt] IS NOT NULL"),
                 ddl.subList(1, ddl.size()));
-        // Druid 1.2.24 does not know filtered indexes (CREATE INDEX … WHERE); the exact text pins that one
+        // Druid 1.2.24 does not know filtered indexes (CREATE INDEX … WHERE); the exact text pins those
         parse(ddl.get(0));
-        ddl.subList(2, ddl.size()).forEach(SqlServerOwnTablesSqlTest::parse);
+        ddl.subList(2, ddl.size() - 1).forEach(SqlServerOwnTablesSqlTest::parse);
+    }
+
+    @Test
+    void outboxStatementsWriteAndReadTheReceipt() {
+        List<String> sql = baton.outbox("baton_outbox").sql();
+        String cols = "[topic], [msg_key], [payload], [headers], [dedup_key], [status], [receipt], [attempts],"
+                + " [created_at]";
+        assertEquals(
+                List.of(
+                        "INSERT INTO [baton_outbox] (" + cols + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0, SYSUTCDATETIME())",
+                        "INSERT INTO [baton_outbox] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?, ?, ?, ?,"
+                                + " ?, 0, SYSUTCDATETIME())) AS baton_new (" + cols
+                                + ") WHERE NOT EXISTS (SELECT 1 FROM"
+                                + " [baton_outbox] AS baton_old WITH (UPDLOCK, HOLDLOCK) WHERE baton_old.[dedup_key] ="
+                                + " baton_new.[dedup_key])",
+                        "SELECT [id] FROM [baton_outbox] WHERE [receipt] = ?"),
+                sql);
+        sql.forEach(SqlServerOwnTablesSqlTest::parse);
     }
 
     @Test

@@ -23,18 +23,18 @@ public enum DatabaseKind {
     /** MariaDB (served by Baton's MySQL dialect). */
     MARIADB(
             "MariaDB",
-            "TIMESTAMP(6) NULL",
-            "CURRENT_TIMESTAMP(6)",
-            "TIMESTAMPADD(MINUTE, -%d, CURRENT_TIMESTAMP(6))",
+            "DATETIME(6) NULL",
+            "UTC_TIMESTAMP(6)",
+            "TIMESTAMPADD(MINUTE, -%d, UTC_TIMESTAMP(6))",
             "`%s`",
             "SELECT CONNECTION_ID()",
             "KILL CONNECTION %d"),
     /** MySQL 8.0 or later (served by Baton's MySQL dialect). */
     MYSQL(
             "MySQL",
-            "TIMESTAMP(6) NULL",
-            "CURRENT_TIMESTAMP(6)",
-            "TIMESTAMPADD(MINUTE, -%d, CURRENT_TIMESTAMP(6))",
+            "DATETIME(6) NULL",
+            "UTC_TIMESTAMP(6)",
+            "TIMESTAMPADD(MINUTE, -%d, UTC_TIMESTAMP(6))",
             "`%s`",
             "SELECT CONNECTION_ID()",
             "KILL CONNECTION %d"),
@@ -109,15 +109,34 @@ public enum DatabaseKind {
     /**
      * A timestamp column type whose values depend on the session's time zone, which {@code verify()} refuses for
      * lease and backoff columns: PostgreSQL {@code TIMESTAMP} (without time zone), SQL Server {@code DATETIME}
-     * (local time by habit, 3 ms steps). Null where Baton has no such refusal yet (MySQL and MariaDB).
+     * (local time by habit, 3 ms steps), MySQL and MariaDB {@code TIMESTAMP(6)} (read in the session's zone, ends in
+     * 2038).
      *
-     * @return such as {@code TIMESTAMP}, or null
+     * @return such as {@code TIMESTAMP}
      */
     public String zoneUnsafeTimestampType() {
         return switch (this) {
             case POSTGRES -> "TIMESTAMP";
             case SQLSERVER -> "DATETIME";
-            case MARIADB, MYSQL -> null;
+            case MARIADB, MYSQL -> "TIMESTAMP(6)";
+        };
+    }
+
+    /**
+     * The statement that puts a session in the time zone {@code offset}, as a host's connection pool might set it (or
+     * a driver, from the JVM's zone). SQL Server sessions have no time zone: a statement that changes nothing.
+     *
+     * @param offset such as {@code -05:00}
+     * @return an SQL statement
+     */
+    public String sessionZoneSql(String offset) {
+        if (!offset.matches("[+-]\\d\\d:\\d\\d")) {
+            throw new IllegalArgumentException("an offset such as -05:00, was " + offset);
+        }
+        return switch (this) {
+            case POSTGRES -> "SET TIME ZONE INTERVAL '" + offset + "' HOUR TO MINUTE";
+            case MARIADB, MYSQL -> "SET time_zone = '" + offset + "'";
+            case SQLSERVER -> "SET NOCOUNT OFF";
         };
     }
 

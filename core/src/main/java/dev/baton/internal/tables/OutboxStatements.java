@@ -15,7 +15,8 @@ import java.util.OptionalLong;
 
 /**
  * The statements of an outbox table that are not its claim queue's: the insert (plain, or insert-if-absent for a
- * message with a dedup key) and batches of the purge of delivered messages. Immutable and thread-safe.
+ * message with a dedup key) with the call's receipt, the read of a receipt's row, and batches of the purge of
+ * delivered messages. Immutable and thread-safe.
  */
 public final class OutboxStatements {
     private static final String ID = "id";
@@ -24,6 +25,7 @@ public final class OutboxStatements {
     private final String table;
     private final String insertSql;
     private final String insertIfAbsentSql;
+    private final String receiptSql;
 
     /** Renders the inserts for {@code table}. */
     public OutboxStatements(Dialect d, String table) {
@@ -37,13 +39,22 @@ public final class OutboxStatements {
                 d.sql().quote("headers"),
                 d.sql().quote("dedup_key"),
                 d.sql().quote("status"),
+                d.sql().quote("receipt"),
                 d.sql().quote("attempts"),
                 d.sql().quote("created_at"));
-        List<String> values = List.of("?", "?", "?", "?", "?", "?", "0", d.sql().currentTimestamp());
+        List<String> values =
+                List.of("?", "?", "?", "?", "?", "?", "?", "0", d.sql().currentTimestamp());
         this.insertSql =
                 "INSERT INTO " + q + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
         this.insertIfAbsentSql =
                 d.ownTables().insertIfAbsent(q, columns, values, List.of(d.sql().quote("dedup_key")));
+        this.receiptSql = "SELECT " + d.sql().quote(ID) + " FROM " + q + " WHERE "
+                + d.sql().quote("receipt") + " = ?";
+    }
+
+    /** The plain insert, the insert-if-absent and the read of a receipt. */
+    public List<String> sql() {
+        return List.of(insertSql, insertIfAbsentSql, receiptSql);
     }
 
     /** True when the dialect renders no insert-if-absent (a duplicate is then reported by a unique violation). */
@@ -52,10 +63,18 @@ public final class OutboxStatements {
     }
 
     /**
-     * Inserts a message in {@code status}; its generated id, or empty when a message with the same dedup key exists.
+     * Inserts a message in {@code status} with {@code receipt}; its generated id, or empty when a message with the
+     * same dedup key exists.
      */
     public OptionalLong insert(
-            Connection c, String topic, String key, byte[] payload, String headers, String dedupKey, int status)
+            Connection c,
+            String topic,
+            String key,
+            byte[] payload,
+            String headers,
+            String dedupKey,
+            int status,
+            long receipt)
             throws SQLException {
         String sql = dedupKey == null ? insertSql : insertIfAbsentSql;
         try (PreparedStatement ps = c.prepareStatement(sql, new String[] {ID})) {
@@ -65,6 +84,7 @@ public final class OutboxStatements {
             ps.setString(4, headers);
             ps.setString(5, dedupKey);
             ps.setInt(6, status);
+            ps.setLong(7, receipt);
             int n;
             try {
                 n = ps.executeUpdate();
@@ -82,6 +102,16 @@ public final class OutboxStatements {
                     throw new DataAccessException("outbox " + table + ": the driver returned no generated id");
                 }
                 return OptionalLong.of(keys.getLong(1));
+            }
+        }
+    }
+
+    /** The id of the message stored with {@code receipt}, or empty when there is none. */
+    public OptionalLong idOfReceipt(Connection c, long receipt) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(receiptSql)) {
+            ps.setLong(1, receipt);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
             }
         }
     }

@@ -17,9 +17,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The DDL of one of Baton's own tables, read from the file the dialect ships ({@link
- * dev.baton.spi.OwnTableDialect#ddlScript}) and renamed for the table the caller chose. The file is the only copy of
- * the DDL: Flyway or Liquibase run it as it is, Baton runs it statement by statement.
+ * The DDL of one of Baton's own tables, read from the files the dialect ships (its create file, {@link
+ * dev.baton.spi.OwnTableDialect#ddlScript}, then its upgrades, {@link dev.baton.spi.OwnTableDialect#upgradeScripts})
+ * and renamed for the table the caller chose. The files are the only copy of the DDL: Flyway or Liquibase run them as
+ * they are, Baton runs them statement by statement.
  *
  * <p>Renaming works on whole quoted identifiers, read with the dialect's own quotes: one equal to the default table
  * name becomes the quoted (possibly schema-qualified) table, and one of the form {@code <default name>_<suffix>}
@@ -31,7 +32,8 @@ public final class OwnTableSql {
     private OwnTableSql() {}
 
     /**
-     * The statements that create {@code which} under the name {@code table}, without trailing semicolons.
+     * The statements that create {@code which} under the name {@code table}, without trailing semicolons: those of
+     * its create file, then those of its upgrade files.
      *
      * @throws InvalidIdentifierException if {@code table} is not a plain identifier, or too long for a derived name
      * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
@@ -44,7 +46,12 @@ public final class OwnTableSql {
                 .ddlScript(which)
                 .orElseThrow(() ->
                         new UnsupportedDatabaseException("dialect " + dialect.name() + " ships no " + which.script()));
-        return statements(read(script), dialect, which.defaultName(), quotedTable, bare, table);
+        List<String> all =
+                new ArrayList<>(statements(read(script), dialect, which.defaultName(), quotedTable, bare, table));
+        for (URL upgrade : dialect.ownTables().upgradeScripts(which)) {
+            all.addAll(statements(read(upgrade), dialect, which.defaultName(), quotedTable, bare, table));
+        }
+        return List.copyOf(all);
     }
 
     private static String read(URL script) {

@@ -1,7 +1,8 @@
--- The example schema, MariaDB 10.6+ and MySQL 8.0.1+: the same tables and columns as postgres.sql, from which
+-- The example schema, MariaDB 10.6+ and MySQL 8.0.13+: the same tables and columns as postgres.sql, from which
 -- jOOQ's classes are generated (SchemaFilesTest checks that the two agree).
--- TIMESTAMP(6) is stored in UTC whatever the session time zone; NULL must be said explicitly (before MariaDB
--- 10.10, a TIMESTAMP column is otherwise NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP).
+-- Time columns are DATETIME(6) holding UTC: Baton writes and compares them with UTC_TIMESTAMP(6), and so do the
+-- defaults here (an expression default, MySQL 8.0.13+). Not TIMESTAMP: it ends on 2038-01-19 and is read and written
+-- in the session's time zone, so verify() refuses it for lease, backoff and condition columns.
 -- The character set is said per table: a database created with latin1 cannot store a plate like 粤B12345.
 -- Every index and constraint name starts with its table's name, so that a copy of the schema can be made
 -- under other table names (ExampleSchema.create).
@@ -12,15 +13,15 @@ CREATE TABLE orders (
     amount_cents           BIGINT        NOT NULL,
     payment_status         INT           NOT NULL DEFAULT 0,  -- PaymentStatus: 0 PENDING, 1 PAID, 2 FAILED, 3 EXPIRED
     payment_transaction_id VARCHAR(64)   NULL,
-    created_at             TIMESTAMP(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-    paid_at                TIMESTAMP(6)  NULL,
-    closed_at              TIMESTAMP(6)  NULL,
+    created_at             DATETIME(6)   NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+    paid_at                DATETIME(6)   NULL,
+    closed_at              DATETIME(6)   NULL,
     sync_status            INT           NOT NULL DEFAULT 0,  -- SyncStatus: 0 PENDING, 1 PROCESSING, 2 COMPLETED, ...
     third_party_guid       VARCHAR(64)   NULL,
-    lease_until            TIMESTAMP(6)  NULL,                -- the claim queue's bookkeeping columns
+    lease_until            DATETIME(6)   NULL,                -- the claim queue's bookkeeping columns
     claim_token            BIGINT        NULL,
     attempts               INT           NOT NULL DEFAULT 0,
-    next_attempt_at        TIMESTAMP(6)  NULL,
+    next_attempt_at        DATETIME(6)   NULL,
     last_error             VARCHAR(1000) NULL,
     CONSTRAINT orders_payment_tx_uq UNIQUE (payment_transaction_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
@@ -35,7 +36,7 @@ CREATE TABLE payment_ledger (
     order_id      BIGINT      NOT NULL,
     entry_type    VARCHAR(16) NOT NULL,
     amount_cents  BIGINT      NOT NULL,
-    created_at    TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+    created_at    DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
     CONSTRAINT payment_ledger_entry_uq UNIQUE (order_id, entry_type)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
@@ -50,7 +51,7 @@ CREATE TABLE purchases (
     user_id      BIGINT      NOT NULL,
     amount_cents BIGINT      NOT NULL,
     status       VARCHAR(16) NOT NULL,                       -- PurchaseStatus: UNPAID, PAID, DECLINED
-    paid_at      TIMESTAMP(6) NULL
+    paid_at      DATETIME(6) NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 CREATE TABLE balance_ledger (
     id           BIGINT      NOT NULL AUTO_INCREMENT PRIMARY KEY,
@@ -58,7 +59,7 @@ CREATE TABLE balance_ledger (
     purchase_id  BIGINT      NOT NULL,
     entry_type   VARCHAR(16) NOT NULL,
     amount_cents BIGINT      NOT NULL,                       -- signed: a debit is negative
-    created_at   TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+    created_at   DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
     CONSTRAINT balance_ledger_entry_uq UNIQUE (user_id, purchase_id, entry_type)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 -- The naive design's ledger: the same columns without the unique key.
@@ -68,7 +69,7 @@ CREATE TABLE naive_balance_ledger (
     purchase_id  BIGINT      NOT NULL,
     entry_type   VARCHAR(16) NOT NULL,
     amount_cents BIGINT      NOT NULL,
-    created_at   TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    created_at   DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- Seed 003: parking bills paid from several phones, and coupons reserved while a payment runs.
@@ -79,9 +80,9 @@ CREATE TABLE parking_bills (
     status       VARCHAR(16) NOT NULL,                       -- BillStatus: INIT, PAYING, PAID, FAILED, CANCELED, EXPIRED
     amount_cents BIGINT      NOT NULL,
     coupon_id    BIGINT      NULL,
-    created_at   TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-    paying_since TIMESTAMP(6) NULL,
-    closed_at    TIMESTAMP(6) NULL,
+    created_at   DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+    paying_since DATETIME(6) NULL,
+    closed_at    DATETIME(6) NULL,
     CONSTRAINT parking_bills_open_plate_uq UNIQUE (open_plate)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 CREATE INDEX parking_bills_status_ix ON parking_bills (status, paying_since);
@@ -90,8 +91,8 @@ CREATE TABLE parking_coupons (
     plate       VARCHAR(16) NOT NULL,
     status      VARCHAR(16) NOT NULL,                        -- CouponStatus: AVAILABLE, RESERVED, USED
     bill_id     BIGINT      NULL,
-    reserved_at TIMESTAMP(6) NULL,
-    used_at     TIMESTAMP(6) NULL
+    reserved_at DATETIME(6) NULL,
+    used_at     DATETIME(6) NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 CREATE INDEX parking_coupons_status_ix ON parking_coupons (status, reserved_at);
 
@@ -108,14 +109,14 @@ CREATE TABLE task_executions (
     idempotency_key VARCHAR(255)  NOT NULL,
     key_fence       BIGINT        NOT NULL,                  -- proves which trigger owns the key
     status          INT           NOT NULL,                  -- ExecutionStatus: 1 PENDING, 2 RUNNING, 3 SUCCEEDED, 4 FAILED
-    execute_at      TIMESTAMP(6)  NULL,                      -- a delayed trigger: not before
-    created_at      TIMESTAMP(6)  NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-    finished_at     TIMESTAMP(6)  NULL,
+    execute_at      DATETIME(6)   NULL,                      -- a delayed trigger: not before
+    created_at      DATETIME(6)   NOT NULL DEFAULT (UTC_TIMESTAMP(6)),
+    finished_at     DATETIME(6)   NULL,
     result          VARCHAR(1000) NULL,
-    lease_until     TIMESTAMP(6)  NULL,
+    lease_until     DATETIME(6)   NULL,
     claim_token     BIGINT        NULL,
     attempts        INT           NOT NULL DEFAULT 0,
-    next_attempt_at TIMESTAMP(6)  NULL,
+    next_attempt_at DATETIME(6)   NULL,
     last_error      VARCHAR(1000) NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 CREATE INDEX task_executions_claim_ix ON task_executions (status, id);

@@ -18,6 +18,9 @@ import dev.baton.StateTable;
 import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testkit.faults.Fault;
+import dev.baton.testkit.faults.FaultPoint;
+import dev.baton.testkit.faults.FaultyDataSource;
 import dev.baton.testservers.JvmProcess;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
@@ -329,6 +332,32 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
                 .build();
         assertEquals(20, later.outbox(table).purgeDelivered(Duration.ofHours(1)));
         assertEquals(10, count(""), "pending messages stay");
+    }
+
+    /**
+     * Issue 11 item 5: the server commits the insert and the reply is lost. The retry finds the call's receipt, so the
+     * message is stored once and the call reports it, with or without a dedup key (it used to answer in doubt).
+     */
+    @Test
+    void aLostReplyAfterTheInsertCommittedStoresOneMessageAndReportsIt() {
+        FaultyDataSource faults = new FaultyDataSource(db);
+        Outbox faulty = Baton.builder(faults).dialect(baton.dialect()).build().outbox(table);
+        int n = 0;
+        for (Message m : List.of(
+                Message.of("t", "plain"), Message.of("t", "deduplicated").dedupKey("d-1"))) {
+            faults.arm(Fault.whenSql(FaultPoint.LOST_REPLY, sql -> sql.startsWith("INSERT")));
+            EnqueueResult r;
+            try {
+                r = faulty.enqueue(m);
+            } finally {
+                faults.disarm();
+            }
+            assertTrue(faults.fired().isPresent(), "the fault fired: " + faults.describe());
+            n++;
+            assertEquals(n, count(""), "one row per enqueue: " + faults.describe());
+            EnqueueResult.Enqueued e = assertInstanceOf(EnqueueResult.Enqueued.class, r, faults.describe());
+            assertEquals(1, count("id = " + e.id() + " AND topic = 't'"), "the id reported is the row stored");
+        }
     }
 
     @Test
