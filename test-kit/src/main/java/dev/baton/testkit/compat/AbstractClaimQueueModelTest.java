@@ -25,7 +25,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -60,11 +59,10 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     /** Operations per sequence. */
     protected static final int STEPS = 50;
     /** The system property that replays only some steps of the sequence of {@code baton.seed}: {@code 3,17,20}. */
-    public static final String KEEP_PROPERTY = "baton.keep";
+    public static final String KEEP_PROPERTY = SeededRunner.KEEP_PROPERTY;
     /** The system property that overrides {@link #gates()}. */
     public static final String GATES_PROPERTY = "baton.model.gates";
 
-    private static final Duration SHRINK_BUDGET = Duration.ofSeconds(60);
     private static final long LEASE = 60_000;
     private static final long CRASH_JUMP = 70_000;
     private static final long RETRY_DELAY = 10_000; // the queue's policy
@@ -289,57 +287,20 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         SeededRunner runner = SeededRunner.sequences(SEQUENCES)
                 .randomSequences(RANDOM_SEQUENCES)
                 .steps(STEPS);
-        long[] shrinkRuns = {0};
         runner.run((random, steps, seed) -> {
-            List<Op> ops = generate(random, steps, gates);
-            List<Integer> keep = keep();
-            if (!keep.isEmpty()) {
-                ops = keep.stream().map(ops::get).toList();
-            }
-            Throwable failure = run(ops, gates);
-            if (failure != null) {
-                Shrinker.Result<Op> r = Shrinker.shrink(ops, candidate -> run(candidate, gates), SHRINK_BUDGET);
-                shrinkRuns[0] += r.runs();
-                List<Integer> kept = keep.isEmpty()
-                        ? r.kept()
-                        : r.kept().stream().map(keep::get).toList();
-                StringBuilder report = new StringBuilder("model and database diverged; shrunk from ")
-                        .append(ops.size())
-                        .append(" to ")
-                        .append(r.minimal().size())
-                        .append(" steps in ")
-                        .append(r.runs())
-                        .append(" runs")
-                        .append(r.complete() ? " (1-minimal)" : " (shrink budget spent)")
-                        .append(":\n");
-                Sequence traced = new Sequence(gates); // once more, to name the rows and tokens each step hit
-                try {
-                    traced.run(r.minimal());
-                } catch (Throwable expected) {
-                    // the failure is r.failure()
-                }
-                traced.trace.forEach(t -> report.append("  ").append(t).append('\n'));
-                report.append("replay it with -D")
-                        .append(SeededRunner.SEED_PROPERTY)
-                        .append('=')
-                        .append(seed)
-                        .append(" -D")
-                        .append(KEEP_PROPERTY)
-                        .append('=')
-                        .append(kept.stream().map(String::valueOf).collect(Collectors.joining(",")))
-                        .append(" -D")
-                        .append(GATES_PROPERTY)
-                        .append('=')
-                        .append(
-                                gates.isEmpty()
-                                        ? "none"
-                                        : gates.stream().map(Gate::name).collect(Collectors.joining(",")))
-                        .append("\nits failure: ")
-                        .append(r.failure())
-                        .append("\nthe failure before shrinking: ")
-                        .append(failure.toString().lines().findFirst().orElse(""));
-                throw new AssertionError(report.toString(), r.failure());
-            }
+            ModelFailure.run(
+                    generate(random, steps, gates),
+                    candidate -> run(candidate, gates),
+                    candidate -> {
+                        Sequence traced = new Sequence(gates); // once more, to name the rows and tokens each step hit
+                        attempt(traced, candidate);
+                        return traced.trace;
+                    },
+                    seed,
+                    " -D" + GATES_PROPERTY + "="
+                            + (gates.isEmpty()
+                                    ? "none"
+                                    : gates.stream().map(Gate::name).collect(Collectors.joining(","))));
         });
         System.out.println("model-based claims on " + db.name() + ": " + runner.sequencesRun() + " sequences ("
                 + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
@@ -347,18 +308,14 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 + ", 0 divergences");
     }
 
-    private static List<Integer> keep() {
-        String p = System.getProperty(KEEP_PROPERTY);
-        if (p == null || p.isBlank() || System.getProperty(SeededRunner.SEED_PROPERTY) == null) {
-            return List.of();
-        }
-        return Arrays.stream(p.split(",")).map(s -> Integer.valueOf(s.trim())).toList();
-    }
-
     /** Runs {@code ops} on a fresh table; the first divergence or broken invariant, or null. */
     private Throwable run(List<Op> ops, Set<Gate> gates) {
+        return attempt(new Sequence(gates), ops);
+    }
+
+    private static Throwable attempt(Sequence sequence, List<Op> ops) {
         try {
-            new Sequence(gates).run(ops);
+            sequence.run(ops);
             return null;
         } catch (Throwable e) {
             return e;
