@@ -324,6 +324,15 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
                 c -> sendingF.resolveUnknown(1L, false, null),
                 (c, r, t, v) -> checkResolved(r, Sync.PENDING, v)));
         ops.add(new Operation(
+                "resolveUnknown(not sent, attempts used up)",
+                c -> {
+                    unknownRow();
+                    exec("UPDATE " + jobs.name() + " SET attempts = "
+                            + sendingR.retryPolicy().maxAttempts());
+                },
+                c -> sendingF.resolveUnknown(1L, false, null),
+                (c, r, t, v) -> checkResolved(r, Sync.FAILED, v)));
+        ops.add(new Operation(
                 "resolveUnknown(dead-letter verdict)",
                 c -> unknownRow(),
                 c -> sendingF.resolveUnknown(1L, Outcome.deadLetter("the sink refused it")),

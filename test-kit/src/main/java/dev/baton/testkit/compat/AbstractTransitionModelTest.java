@@ -196,10 +196,10 @@ public abstract class AbstractTransitionModelTest extends DatabaseSuite {
             List<Op> ops = generate(random, steps);
             ModelFailure.run(
                     ops,
-                    candidate -> attempt(new Sequence(initial), candidate),
+                    candidate -> ModelFailure.failureOf(() -> new Sequence(initial).run(candidate)),
                     candidate -> {
                         Sequence traced = new Sequence(initial);
-                        attempt(traced, candidate); // once more, for the results of each step
+                        ModelFailure.failureOf(() -> traced.run(candidate)); // once more, for each step's results
                         return traced.trace;
                     },
                     seed,
@@ -210,16 +210,6 @@ public abstract class AbstractTransitionModelTest extends DatabaseSuite {
                 + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
                 + runner.randomBaseSeed() + "), " + runner.stepsRun() + " steps, " + faultsFired
                 + " faults injected, 0 divergences");
-    }
-
-    /** Runs {@code ops} on a fresh {@code sequence}; the first divergence, or null. */
-    private static Throwable attempt(Sequence sequence, List<Op> ops) {
-        try {
-            sequence.run(ops);
-            return null;
-        } catch (Throwable e) {
-            return e;
-        }
     }
 
     /** One run of a sequence: the model and the steps' trace. */

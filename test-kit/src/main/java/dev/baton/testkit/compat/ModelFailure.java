@@ -17,6 +17,27 @@ final class ModelFailure {
 
     private ModelFailure() {}
 
+    /** One run of a candidate sequence. */
+    @FunctionalInterface
+    interface Attempt {
+        /** Runs it; throws its failure. */
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code attempt}.
+     *
+     * @return what it threw (a divergence, a broken invariant, any error), or null when it passed
+     */
+    static Throwable failureOf(Attempt attempt) {
+        try {
+            attempt.run();
+            return null;
+        } catch (Throwable e) {
+            return e;
+        }
+    }
+
     /**
      * Runs one sequence (cut to {@link SeededRunner#keptSteps()} when a shrunk failure is replayed); when it fails,
      * shrinks it and throws the report.
