@@ -142,10 +142,14 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
-     * Applies a handler's outcome to one row in its own autocommit statement, fenced by the claim's token.
+     * Applies a handler's outcome to one row in its own autocommit statement, fenced by the claim's token. When the
+     * connection is lost after the statement was sent, the retry reads the row back: in the state written under this
+     * claim's token it is {@link LeaseResult.Done} (also when an earlier call of this claim wrote it: the effect is
+     * the same, once), in a terminal state without it {@link LeaseResult.LeaseLost}, otherwise in doubt.
      *
      * @return {@link LeaseResult.Done} with the row's new state, or {@link LeaseResult.LeaseLost}
      * @throws IllegalTransitionException if the outcome's completion state is not allowed from the processing state
+     * @throws OutcomeInDoubtException when a lost connection leaves open whether the outcome was written
      */
     public LeaseResult<S> apply(ClaimedRow<S> row, Outcome<S> outcome) {
         return applyAll(List.of(new Decision<>(row, outcome))).get(0);
