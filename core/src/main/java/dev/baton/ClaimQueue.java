@@ -144,10 +144,14 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
-     * Applies a handler's outcome to one row in its own autocommit statement, fenced by the claim's token.
+     * Applies a handler's outcome to one row in its own autocommit statement, fenced by the claim's token. When the
+     * connection is lost after the statement was sent, the retry reads the row back: in the state written under this
+     * claim's token it is {@link LeaseResult.Done} (also when an earlier call of this claim wrote it: the effect is
+     * the same, once), in a terminal state without it {@link LeaseResult.LeaseLost}, otherwise in doubt.
      *
      * @return {@link LeaseResult.Done} with the row's new state, or {@link LeaseResult.LeaseLost}
      * @throws IllegalTransitionException if the outcome's completion state is not allowed from the processing state
+     * @throws OutcomeInDoubtException when a lost connection leaves open whether the outcome was written
      */
     public LeaseResult<S> apply(ClaimedRow<S> row, Outcome<S> outcome) {
         return applyAll(List.of(new Decision<>(row, outcome))).get(0);
@@ -289,8 +293,10 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /**
      * Resolves a row in the unknown state after asking the sink: {@code sent = true} completes it into {@code
-     * target} (with the outcome's columns), {@code sent = false} returns it to the claimable state to be sent again.
-     * Guarded by the unknown state, so two reconcilers cannot both resolve a row.
+     * target} (with the outcome's columns), {@code sent = false} returns it to the claimable state to be sent again,
+     * unless it has used {@code maxAttempts}: then it goes to the dead state, as an expired last attempt does in
+     * {@link #reclaimExpired()} (when the machine allows unknown → dead). Guarded by the unknown state, so two
+     * reconcilers cannot both resolve a row.
      *
      * @return Done, or LeaseLost when the row was no longer unknown
      */
@@ -301,6 +307,9 @@ public final class ClaimQueue<S extends Enum<S>> {
         }
         if (!sent) {
             shape.machine.checkTransition(shape.unknown, shape.claimable);
+            if (shape.machine.canTransition(shape.unknown, shape.dead) && sweeps.deadLetterIfExhausted(id)) {
+                return new LeaseResult.Done<>(id, shape.dead); // sending again would pass maxAttempts
+            }
             return writes.resolveUnknown(id, shape.claimable, null);
         }
         Objects.requireNonNull(completion, "completion");
@@ -315,10 +324,10 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Applies a reconciler's verdict to a row in the unknown state: {@link Outcome#complete} (the sink has it: the
      * row moves to that state with the completion's columns), {@link Outcome#release()} (the sink has not: the row
-     * becomes claimable and is sent again), {@link Outcome#deadLetter} (give up: the row moves to the dead state with
-     * the reason), {@link Outcome#unknown} or {@code null} (cannot tell yet: the row stays unknown, nothing is
-     * written). The token of the claim that sent it is cleared, so a stale worker never counts the row as its own.
-     * Thread-safe.
+     * becomes claimable and is sent again, or dead when it has used {@code maxAttempts}), {@link Outcome#deadLetter}
+     * (give up: the row moves to the dead state with the reason), {@link Outcome#unknown} or {@code null} (cannot
+     * tell yet: the row stays unknown, nothing is written). The token of the claim that sent it is cleared, so a
+     * stale worker never counts the row as its own. Thread-safe.
      *
      * @param id the row's id
      * @param verdict the verdict, or null

@@ -1,6 +1,8 @@
 package dev.baton.testkit;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.random.RandomGenerator;
 import org.opentest4j.TestAbortedException;
@@ -25,11 +27,24 @@ import org.opentest4j.TestAbortedException;
  * {@link #seed(long)} sets another, so runs are reproducible on CI. {@link #randomSequences(int)} adds sequences after
  * the fixed ones, from a base seed drawn anew on every run (so each CI run explores new sequences); a failure among
  * them prints its seed like any other. When the system property {@value #SEED_PROPERTY} is set, only the sequence
- * with that seed runs, whatever the code says. Not thread-safe.
+ * with that seed runs, whatever the code says ({@value #KEEP_PROPERTY} then names the steps a shrunk failure kept),
+ * and {@value #RANDOM_SEQUENCES_PROPERTY} replaces the number of random sequences. Not thread-safe.
  */
 public final class SeededRunner {
     /** The system property that replays one sequence: {@code -Dbaton.seed=<seed>}. */
     public static final String SEED_PROPERTY = "baton.seed";
+
+    /**
+     * The system property that replays only some steps of the sequence of {@value #SEED_PROPERTY}, by their indexes in
+     * the full sequence: {@code -Dbaton.keep=3,17,20} (what a shrunk failure prints). See {@link #keptSteps()}.
+     */
+    public static final String KEEP_PROPERTY = "baton.keep";
+
+    /**
+     * The system property that replaces the number of {@link #randomSequences(int) random sequences}, for a longer
+     * search on demand: {@code -Dbaton.randomSequences=2000}.
+     */
+    public static final String RANDOM_SEQUENCES_PROPERTY = "baton.randomSequences";
 
     /** The base seed used unless {@link #seed(long)} or {@value #SEED_PROPERTY} says otherwise. */
     public static final long DEFAULT_BASE_SEED = 20261129L;
@@ -90,7 +105,8 @@ public final class SeededRunner {
 
     /**
      * Adds {@code count} sequences after the fixed ones, seeded from a base drawn at random when this runner was made
-     * ({@link #randomBaseSeed()}); 0 by default. Ignored when {@value #SEED_PROPERTY} is set.
+     * ({@link #randomBaseSeed()}); 0 by default; {@value #RANDOM_SEQUENCES_PROPERTY} overrides it. Ignored when
+     * {@value #SEED_PROPERTY} is set.
      *
      * @param count at least 0
      * @return this runner
@@ -138,6 +154,10 @@ public final class SeededRunner {
             first = baseSeed;
             count = sequences;
             random = randomSequences;
+            String more = System.getProperty(RANDOM_SEQUENCES_PROPERTY);
+            if (more != null && !more.isBlank()) {
+                random = Integer.parseInt(more.trim());
+            }
         }
         int total = count + random;
         for (int i = 0; i < total; i++) {
@@ -157,6 +177,23 @@ public final class SeededRunner {
             sequencesRun++;
             stepsRun += steps;
         }
+    }
+
+    /**
+     * The steps to replay of the sequence of {@value #SEED_PROPERTY}: the indexes {@value #KEEP_PROPERTY} lists, in
+     * the order given; empty (replay every step) when either property is not set.
+     *
+     * @return the indexes
+     * @throws NumberFormatException when an index is not a number
+     */
+    public static List<Integer> keptSteps() {
+        String keep = System.getProperty(KEEP_PROPERTY);
+        if (keep == null || keep.isBlank() || System.getProperty(SEED_PROPERTY) == null) {
+            return List.of();
+        }
+        return Arrays.stream(keep.split(","))
+                .map(s -> Integer.valueOf(s.trim()))
+                .toList();
     }
 
     /**

@@ -132,4 +132,30 @@ class SeededRunnerTest {
                 }));
         assertTrue(error.getMessage().contains("random base seed"), error.getMessage());
     }
+
+    @Test
+    void theRandomSequencesPropertyReplacesTheirCount() {
+        System.clearProperty(SeededRunner.SEED_PROPERTY);
+        System.setProperty(SeededRunner.RANDOM_SEQUENCES_PROPERTY, "4");
+        try {
+            SeededRunner runner = SeededRunner.sequences(2).randomSequences(1);
+            runner.run((random, steps, seed) -> {});
+            assertEquals(6, runner.sequencesRun());
+        } finally {
+            System.clearProperty(SeededRunner.RANDOM_SEQUENCES_PROPERTY);
+        }
+    }
+
+    @Test
+    void keptStepsAreReadOnlyWhenASeedIsReplayed() {
+        System.setProperty(SeededRunner.KEEP_PROPERTY, "3, 17,20");
+        try {
+            System.clearProperty(SeededRunner.SEED_PROPERTY);
+            assertEquals(List.of(), SeededRunner.keptSteps());
+            System.setProperty(SeededRunner.SEED_PROPERTY, "5");
+            assertEquals(List.of(3, 17, 20), SeededRunner.keptSteps());
+        } finally {
+            System.clearProperty(SeededRunner.KEEP_PROPERTY);
+        }
+    }
 }

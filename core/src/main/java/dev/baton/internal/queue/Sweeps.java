@@ -4,6 +4,7 @@ import dev.baton.BatonListener;
 import dev.baton.ConfigurationException;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.internal.Engine;
+import dev.baton.internal.SqlWork;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
@@ -117,6 +118,50 @@ public final class Sweeps<S extends Enum<S>> {
                 .set(set)
                 .limit(BATCH)
                 .build());
+    }
+
+    /**
+     * Applies a "not sent" verdict to a row in the unknown state that has used {@code maxAttempts}: the row goes to
+     * the dead state, as an expired last attempt does in the sweep, so a send that kills its worker every time cannot
+     * loop forever through reconciliation. Guarded by the unknown state and the attempt count; one autocommit
+     * statement.
+     *
+     * @return true when it moved the row; false when the row is not an exhausted unknown send (the caller then
+     *     returns it to the claimable state)
+     * @throws OutcomeInDoubtException when the reply was lost and the retry finds the row dead: this call or another
+     *     reconciler moved it
+     */
+    public boolean deadLetterIfExhausted(Object id) {
+        int max = shape.retry.maxAttempts();
+        SqlFragment unknown = shape.in(List.of(shape.unknown));
+        String update = "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
+                + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND " + unknown.sql()
+                + " AND " + shape.qAttempts + " >= ?";
+        List<Object> binds = new ArrayList<>();
+        binds.add(shape.machine.code(shape.dead));
+        binds.add("reconciled as not sent after attempt " + max + " of " + max + " (attempts exhausted)");
+        binds.add(id);
+        binds.addAll(unknown.binds());
+        binds.add(max);
+        String operation = "dead-letter an exhausted unknown send in queue '" + shape.name + "'";
+        SqlWork<Boolean> afterLostReply = c -> {
+            if (Engine.update(c, update, binds) == 1) {
+                return true;
+            }
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId + " = ?")) {
+                Rows.bind(ps, 1, List.of(id));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next() && shape.machine.fromCode(rs.getObject(1)).orElse(null) == shape.dead) {
+                        throw new OutcomeInDoubtException(
+                                operation + " id " + id + ": the connection was lost after"
+                                        + " the update was sent, and the row is dead: this call or another reconciler moved it");
+                    }
+                }
+            }
+            return false;
+        };
+        return shape.engine.autocommit(operation, c -> Engine.update(c, update, binds) == 1, afterLostReply);
     }
 
     /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */

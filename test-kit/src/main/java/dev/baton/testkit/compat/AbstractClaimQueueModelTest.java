@@ -25,7 +25,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -42,9 +41,9 @@ import org.junit.jupiter.api.Test;
  * and stale holders, reclaim sweeps, reconciliation of unknown rows, jumps of the database clock (through
  * {@link ShiftedClockDialect}, never the JVM clock) and faults as operations (a lost reply, a crashed worker, a
  * shutdown in the middle of a send, an outcome the database refuses), run against a pure in-memory model and the
- * database; after every step the results and the whole table are compared, and the invariants of issue 11 are checked
- * (no lost row, a terminal row never moves, a sending row goes back to the claimable state only by reconciliation,
- * attempts bounded). Time moves in steps of 25 s (70 s for a crash) against a 60 s lease and 10 s / 40 s backoffs, so
+ * database; after every step the results and the whole table (state, attempts and claim token of every row) are
+ * compared, and the invariants of issue 11 are checked (no lost row, a terminal row never moves, a sending row goes
+ * back to the claimable state only by reconciliation, attempts bounded). Time moves in steps of 25 s (70 s for a crash) against a 60 s lease and 10 s / 40 s backoffs, so
  * no comparison sits on a boundary.
  *
  * <p>A failing sequence is shrunk ({@link Shrinker}) before it is reported; the report prints the minimal sequence
@@ -60,11 +59,10 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     /** Operations per sequence. */
     protected static final int STEPS = 50;
     /** The system property that replays only some steps of the sequence of {@code baton.seed}: {@code 3,17,20}. */
-    public static final String KEEP_PROPERTY = "baton.keep";
+    public static final String KEEP_PROPERTY = SeededRunner.KEEP_PROPERTY;
     /** The system property that overrides {@link #gates()}. */
     public static final String GATES_PROPERTY = "baton.model.gates";
 
-    private static final Duration SHRINK_BUDGET = Duration.ofSeconds(60);
     private static final long LEASE = 60_000;
     private static final long CRASH_JUMP = 70_000;
     private static final long RETRY_DELAY = 10_000; // the queue's policy
@@ -80,10 +78,13 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
      */
     public enum Gate {
         /**
-         * A single {@code complete} whose reply is lost after the server applied it: Done or an in-doubt answer (an
-         * exception or a result that is neither Done nor LeaseLost) is right, LeaseLost is wrong. Off by default: a
-         * retried complete of a row the same claim already completed reads back this claim's token and answers Done
-         * where the model expects LeaseLost (seed 20261147, shrunk to 5 steps); to be settled with the read-back rule.
+         * A single {@code complete} whose reply is lost after the server ran it. When this claim held the row, the
+         * write reached the server: Done or an in-doubt answer (an exception) is right, LeaseLost is wrong. When it
+         * did not, Done is wrong unless the row is in the target state under this claim's token, i.e. this claim had
+         * already completed it in an earlier call: the retry reads that back and answers Done, which is true (the row
+         * is completed, by this claim, once; a sweep, a release and a resolution clear or spend the token, and a new
+         * claim stamps its own), and so is LeaseLost, what the same call answers without a fault. On by default
+         * (issue 11 item 5).
          */
         LOST_REPLY_COMPLETE,
         /**
@@ -104,7 +105,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         POISON_OUTCOME,
         /**
          * The sweep enforces the attempt limit: an expired processing row that has used {@code maxAttempts} goes to
-         * the dead state, not back to the claimable one; attempts never exceed the limit. On by default (issue 11
+         * the dead state, not back to the claimable one, and so does an unknown row that a "not sent" verdict finds
+         * with its attempts used up; attempts never exceed the limit. On by default (issue 11
          * item 3).
          */
         ATTEMPT_LIMIT_ON_EXPIRY,
@@ -115,12 +117,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         RELEASE_KEEPS_ATTEMPT
     }
 
-    private static final Set<Gate> DEFAULT_GATES = EnumSet.of(
-            Gate.CRASH,
-            Gate.SHUTDOWN_MID_SEND,
-            Gate.POISON_OUTCOME,
-            Gate.ATTEMPT_LIMIT_ON_EXPIRY,
-            Gate.RELEASE_KEEPS_ATTEMPT);
+    private static final Set<Gate> DEFAULT_GATES = EnumSet.allOf(Gate.class);
 
     private TestDatabase db;
     private Dialect dialect;
@@ -141,8 +138,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     }
 
     /**
-     * The fault operations and rules this run enables; by default {@link Gate#CRASH} only (the others wait for the
-     * fixes named on each gate). {@value #GATES_PROPERTY} overrides it.
+     * The fault operations and rules this run enables; by default all of them. {@value #GATES_PROPERTY} overrides it.
      *
      * @return the enabled gates
      */
@@ -260,7 +256,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     /** A row of the model. */
     private static final class Row {
         Sync state = Sync.PENDING;
-        long token;
+        long token; // the claim_token column: 0 for NULL (a sweep and a resolution clear it), -token after a release
         long leaseUntil;
         long due = Long.MIN_VALUE;
         int attempts;
@@ -275,7 +271,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         }
 
         String view() {
-            return state + "/" + attempts + (held() ? "/" + token : "");
+            return state + "/" + attempts + "/" + token;
         }
     }
 
@@ -292,80 +288,25 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         SeededRunner runner = SeededRunner.sequences(SEQUENCES)
                 .randomSequences(RANDOM_SEQUENCES)
                 .steps(STEPS);
-        long[] shrinkRuns = {0};
         runner.run((random, steps, seed) -> {
-            List<Op> ops = generate(random, steps, gates);
-            List<Integer> keep = keep();
-            if (!keep.isEmpty()) {
-                ops = keep.stream().map(ops::get).toList();
-            }
-            Throwable failure = run(ops, gates);
-            if (failure != null) {
-                Shrinker.Result<Op> r = Shrinker.shrink(ops, candidate -> run(candidate, gates), SHRINK_BUDGET);
-                shrinkRuns[0] += r.runs();
-                List<Integer> kept = keep.isEmpty()
-                        ? r.kept()
-                        : r.kept().stream().map(keep::get).toList();
-                StringBuilder report = new StringBuilder("model and database diverged; shrunk from ")
-                        .append(ops.size())
-                        .append(" to ")
-                        .append(r.minimal().size())
-                        .append(" steps in ")
-                        .append(r.runs())
-                        .append(" runs")
-                        .append(r.complete() ? " (1-minimal)" : " (shrink budget spent)")
-                        .append(":\n");
-                Sequence traced = new Sequence(gates); // once more, to name the rows and tokens each step hit
-                try {
-                    traced.run(r.minimal());
-                } catch (Throwable expected) {
-                    // the failure is r.failure()
-                }
-                traced.trace.forEach(t -> report.append("  ").append(t).append('\n'));
-                report.append("replay it with -D")
-                        .append(SeededRunner.SEED_PROPERTY)
-                        .append('=')
-                        .append(seed)
-                        .append(" -D")
-                        .append(KEEP_PROPERTY)
-                        .append('=')
-                        .append(kept.stream().map(String::valueOf).collect(Collectors.joining(",")))
-                        .append(" -D")
-                        .append(GATES_PROPERTY)
-                        .append('=')
-                        .append(
-                                gates.isEmpty()
-                                        ? "none"
-                                        : gates.stream().map(Gate::name).collect(Collectors.joining(",")))
-                        .append("\nits failure: ")
-                        .append(r.failure())
-                        .append("\nthe failure before shrinking: ")
-                        .append(failure.toString().lines().findFirst().orElse(""));
-                throw new AssertionError(report.toString(), r.failure());
-            }
+            ModelFailure.run(
+                    generate(random, steps, gates),
+                    candidate -> ModelFailure.failureOf(() -> new Sequence(gates).run(candidate)),
+                    candidate -> {
+                        Sequence traced = new Sequence(gates); // once more, to name the rows and tokens each step hit
+                        ModelFailure.failureOf(() -> traced.run(candidate));
+                        return traced.trace;
+                    },
+                    seed,
+                    " -D" + GATES_PROPERTY + "="
+                            + (gates.isEmpty()
+                                    ? "none"
+                                    : gates.stream().map(Gate::name).collect(Collectors.joining(","))));
         });
         System.out.println("model-based claims on " + db.name() + ": " + runner.sequencesRun() + " sequences ("
                 + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
                 + runner.randomBaseSeed() + "), " + runner.stepsRun() + " steps, gates " + gates
                 + ", 0 divergences");
-    }
-
-    private static List<Integer> keep() {
-        String p = System.getProperty(KEEP_PROPERTY);
-        if (p == null || p.isBlank() || System.getProperty(SeededRunner.SEED_PROPERTY) == null) {
-            return List.of();
-        }
-        return Arrays.stream(p.split(",")).map(s -> Integer.valueOf(s.trim())).toList();
-    }
-
-    /** Runs {@code ops} on a fresh table; the first divergence or broken invariant, or null. */
-    private Throwable run(List<Op> ops, Set<Gate> gates) {
-        try {
-            new Sequence(gates).run(ops);
-            return null;
-        } catch (Throwable e) {
-            return e;
-        }
     }
 
     /** One run of a sequence: the model, the claims handed out, the database clock. */
@@ -488,6 +429,9 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                     if (holds && gates.contains(Gate.RELEASE_KEEPS_ATTEMPT)) {
                         r.attempts--;
                     }
+                    if (holds) {
+                        r.token = -r.token; // spent: fences nothing, tells the release's own read-back it was ours
+                    }
                 }
                 default -> {
                     got = q.heartbeat(c);
@@ -521,9 +465,11 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 if (r.state == Sync.PROCESSING) {
                     boolean spent = gates.contains(Gate.ATTEMPT_LIMIT_ON_EXPIRY) && r.attempts >= MAX_ATTEMPTS;
                     r.state = spent ? Sync.FAILED : Sync.PENDING;
+                    r.token = 0;
                     expected++;
                 } else if (r.state == Sync.SENDING) {
                     r.state = Sync.UNKNOWN;
+                    r.token = 0;
                     expected++;
                 }
             }
@@ -545,11 +491,14 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             }
             long id = unknown.get(pick % unknown.size());
             LeaseResult<Sync> got = q.resolveUnknown(id, sent, sent ? Outcome.complete(Sync.COMPLETED) : null);
-            Sync after = sent ? Sync.COMPLETED : Sync.PENDING;
+            // "not sent" on the last attempt: sending again would pass maxAttempts, so the row is dead
+            boolean spent = gates.contains(Gate.ATTEMPT_LIMIT_ON_EXPIRY) && model.get(id).attempts >= MAX_ATTEMPTS;
+            Sync after = sent ? Sync.COMPLETED : spent ? Sync.FAILED : Sync.PENDING;
             assertEquals(new LeaseResult.Done<>(got.id(), after), got, op);
             assertEquals(id, ((Number) got.id()).longValue(), op);
             model.get(id).state = after;
-            if (!sent) {
+            model.get(id).token = 0;
+            if (after == Sync.PENDING) {
                 reconciledToPending = id;
             }
         }
@@ -596,8 +545,12 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 if (got instanceof LeaseResult.Done<Sync> d) {
                     assertEquals(Sync.COMPLETED, d.state(), what);
                 }
-            } else if (got instanceof LeaseResult.Done) {
-                fail("a wrong certain result after a lost reply: Done for a row this call did not hold; " + what);
+            } else if (got instanceof LeaseResult.Done<Sync> d) {
+                // true only when this claim had already completed the row: it is in the target under this token
+                if (r.state != Sync.COMPLETED || r.token != c.token()) {
+                    fail("a wrong certain result after a lost reply: Done for a row this call did not hold; " + what);
+                }
+                assertEquals(Sync.COMPLETED, d.state(), what);
             }
         }
 
@@ -712,8 +665,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 ResultSet rs = s.executeQuery("SELECT id, sync_status, attempts, claim_token FROM " + jobs.name())) {
             while (rs.next()) {
                 Sync state = Sync.MACHINE.fromCode((long) rs.getInt(2)).orElseThrow();
-                boolean held = state == Sync.PROCESSING || state == Sync.SENDING;
-                out.put(rs.getLong(1), state + "/" + rs.getInt(3) + (held ? "/" + rs.getLong(4) : ""));
+                out.put(rs.getLong(1), state + "/" + rs.getInt(3) + "/" + rs.getLong(4)); // NULL token reads 0
             }
         }
         return out;
