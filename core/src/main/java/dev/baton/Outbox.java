@@ -237,9 +237,7 @@ public final class Outbox {
         Message m = withHeaders(message);
         long receipt = RANDOM.nextLong();
         EnqueueResult r = engine.autocommit(
-                "enqueue into outbox " + table,
-                c -> insert(c, m, receipt),
-                c -> insertAfterLostReply(c, m, receipt));
+                "enqueue into outbox " + table, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
         if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
             engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
         }
