@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.TypedValues;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
@@ -28,9 +29,33 @@ public final class ClaimedRow<S extends Enum<S>> {
         this.values = Collections.unmodifiableMap(values);
     }
 
-    /** The row id. */
+    /** The row id, as the driver returned it (see {@link #id(Class)} and {@link #longId()} for a typed read). */
     public Object id() {
         return id;
+    }
+
+    /**
+     * The row id as {@code type}: the value itself when it has that type, an integral id as any integral type it fits
+     * in ({@code Long}, {@code Integer}, {@code BigInteger}, {@code BigDecimal}, …, whichever the driver returned), a
+     * UUID stored as text as a {@code UUID}.
+     *
+     * <pre>{@code
+     * UUID orderId = row.id(UUID.class);
+     * }</pre>
+     *
+     * @throws ClassCastException if the id is not readable as {@code type} without loss
+     */
+    public <T> T id(Class<T> type) {
+        return TypedValues.as(id, type, "id of a row of queue '" + queue + "'");
+    }
+
+    /**
+     * The row id as a {@code long}, whatever integral type the driver returned it as.
+     *
+     * @throws ClassCastException if the id is not an integral number that fits in a {@code long}
+     */
+    public long longId() {
+        return id(Long.class);
     }
 
     /** The fencing token of this claim: fresh for every claim of the row. */
@@ -50,6 +75,22 @@ public final class ClaimedRow<S extends Enum<S>> {
                     + "' (selected: " + values.keySet() + ")");
         }
         return values.get(column);
+    }
+
+    /**
+     * The value of a selected column as {@code type}, converted as {@link #id(Class)} converts the id; null when the
+     * column is NULL.
+     *
+     * <pre>{@code
+     * long amountCents = row.get("amount_cents", Long.class);
+     * String gatewayTx = row.get("payment_transaction_id", String.class);
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if the queue does not select the column
+     * @throws ClassCastException if the value is not readable as {@code type} without loss
+     */
+    public <T> T get(String column, Class<T> type) {
+        return TypedValues.as(get(column), type, "column " + column + " of row " + id + " of queue '" + queue + "'");
     }
 
     /** All selected columns. */
