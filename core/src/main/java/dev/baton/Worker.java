@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.TypedValues;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
 import java.util.Objects;
@@ -56,6 +57,18 @@ public final class Worker implements AutoCloseable {
          * {@link IllegalVerdictException}, logged, and the row left unknown.
          */
         Outcome<S> reconcile(Object id) throws Exception;
+    }
+
+    /**
+     * A {@link Reconciler} that takes the row id typed, for {@link Builder#reconcile(Class, TypedReconciler)}.
+     *
+     * @param <I> the id type
+     * @param <S> the enum of states
+     */
+    @FunctionalInterface
+    public interface TypedReconciler<I, S extends Enum<S>> {
+        /** As {@link Reconciler#reconcile(Object)}, with the id read as the type given to the builder. */
+        Outcome<S> reconcile(I id) throws Exception;
     }
 
     private final ClaimQueue<?> queue;
@@ -199,6 +212,21 @@ public final class Worker implements AutoCloseable {
         public Builder<S> reconcile(Reconciler<S> reconciler) {
             this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
             return this;
+        }
+
+        /**
+         * Resolves unknown sends as {@link #reconcile(Reconciler)} does, each row id read as {@code idType} (converted
+         * as {@link ClaimedRow#id(Class)} converts it; an id that does not convert is logged as the reconciler's error
+         * and the row stays unknown).
+         *
+         * <pre>{@code
+         * worker.reconcile(Long.class, orderId -> reconcile(thirdParty, orderId));
+         * }</pre>
+         */
+        public <I> Builder<S> reconcile(Class<I> idType, TypedReconciler<I, S> reconciler) {
+            Objects.requireNonNull(idType, "idType");
+            Objects.requireNonNull(reconciler, "reconciler");
+            return reconcile(id -> reconciler.reconcile(TypedValues.as(id, idType, "id of an unknown send")));
         }
 
         /** A name for threads and logs (default {@code baton-<queue>-<n>}). */
