@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A claim queue over a host table: the rows in a claimable state that match an eligibility guard, handed out in
@@ -107,12 +108,12 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /** The sending state of a non-idempotent sink, or null. */
-    public S sendingState() {
+    public @Nullable S sendingState() {
         return shape.sending;
     }
 
     /** The unknown-outcome state of a non-idempotent sink, or null. */
-    public S unknownState() {
+    public @Nullable S unknownState() {
         return shape.unknown;
     }
 
@@ -258,7 +259,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      *
      * @return Done, or LeaseLost when the row was no longer unknown
      */
-    public LeaseResult<S> resolveUnknown(Object id, boolean sent, Outcome<S> completion) {
+    public LeaseResult<S> resolveUnknown(Object id, boolean sent, @Nullable Outcome<S> completion) {
         Objects.requireNonNull(id, "id");
         if (shape.unknown == null) {
             throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
@@ -293,7 +294,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws ConfigurationException if the queue has no unknown state
      * @throws IllegalTransitionException if the machine does not allow the verdict's move out of the unknown state
      */
-    public LeaseResult<S> resolveUnknown(Object id, Outcome<S> verdict) {
+    public LeaseResult<S> resolveUnknown(Object id, @Nullable Outcome<S> verdict) {
         Objects.requireNonNull(id, "id");
         if (shape.unknown == null) {
             throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");

@@ -4,6 +4,7 @@ import dev.baton.internal.TypedValues;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A row this worker claimed: its id, the fencing token of the claim, the attempt number, and the columns the queue
@@ -17,11 +18,11 @@ public final class ClaimedRow<S extends Enum<S>> {
     private final Object id;
     private final long token;
     private final int attempt;
-    private final Map<String, Object> values;
+    private final Map<String, @Nullable Object> values;
     private volatile boolean leaseLost;
-    private volatile Thread handlerThread;
+    private volatile @Nullable Thread handlerThread;
 
-    ClaimedRow(String queue, Object id, long token, int attempt, Map<String, Object> values) {
+    ClaimedRow(String queue, Object id, long token, int attempt, Map<String, @Nullable Object> values) {
         this.queue = queue;
         this.id = id;
         this.token = token;
@@ -69,7 +70,7 @@ public final class ClaimedRow<S extends Enum<S>> {
     }
 
     /** The value of a column the queue selects ({@link ClaimQueueBuilder#select}); names compare as configured. */
-    public Object get(String column) {
+    public @Nullable Object get(String column) {
         if (!values.containsKey(column)) {
             throw new IllegalArgumentException("column " + column + " is not selected by queue '" + queue
                     + "' (selected: " + values.keySet() + ")");
@@ -89,12 +90,12 @@ public final class ClaimedRow<S extends Enum<S>> {
      * @throws IllegalArgumentException if the queue does not select the column
      * @throws ClassCastException if the value is not readable as {@code type} without loss
      */
-    public <T> T get(String column, Class<T> type) {
+    public <T> @Nullable T get(String column, Class<T> type) {
         return TypedValues.as(get(column), type, "column " + column + " of row " + id + " of queue '" + queue + "'");
     }
 
     /** All selected columns. */
-    public Map<String, Object> values() {
+    public Map<String, @Nullable Object> values() {
         return values;
     }
 
@@ -141,7 +142,7 @@ public final class ClaimedRow<S extends Enum<S>> {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ClaimedRow<?> r && r.token == token && Objects.equals(r.id, id) && r.queue.equals(queue);
     }
 

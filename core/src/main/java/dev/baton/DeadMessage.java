@@ -1,6 +1,7 @@
 package dev.baton;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A message in the outbox's dead state, as {@link Outbox#deadMessages(int)} lists it for an operator. Immutable.
@@ -8,7 +9,7 @@ import java.util.Objects;
  * @param message the message; its {@link OutboxMessage#attempt()} is the number of delivery attempts made
  * @param lastError the reason kept from its last attempt (the sink's exception, the expiry sweep's note), or null
  */
-public record DeadMessage(OutboxMessage message, String lastError) {
+public record DeadMessage(OutboxMessage message, @Nullable String lastError) {
     /** Validates. */
     public DeadMessage {
         Objects.requireNonNull(message, "message");

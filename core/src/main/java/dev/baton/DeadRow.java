@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A row in a claim queue's dead state, as {@link ClaimQueue#deadRows(int)} lists it for an operator: its id, how many
@@ -16,7 +17,7 @@ import java.util.Objects;
  *     note, a database's refusal), or null if none was stored
  * @param values the columns the queue selects ({@link ClaimQueueBuilder#select}), in that order; values may be null
  */
-public record DeadRow(Object id, int attempts, String lastError, Map<String, Object> values) {
+public record DeadRow(Object id, int attempts, @Nullable String lastError, Map<String, @Nullable Object> values) {
 
     /** Copies {@code values}. */
     public DeadRow {
@@ -48,7 +49,7 @@ public record DeadRow(Object id, int attempts, String lastError, Map<String, Obj
      * @throws IllegalArgumentException if the queue does not select the column
      * @throws ClassCastException if the value is not readable as {@code type} without loss
      */
-    public <T> T get(String column, Class<T> type) {
+    public <T> @Nullable T get(String column, Class<T> type) {
         if (!values.containsKey(column)) {
             throw new IllegalArgumentException(
                     "column " + column + " is not selected by the queue (selected: " + values.keySet() + ")");

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.TypedValues;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a guarded transition did. A closed set of outcomes, returned rather than thrown:
@@ -117,5 +118,5 @@ public sealed interface TransitionResult<S extends Enum<S>> {
      * @param constraint the constraint or unique index the database named, or {@code null} if it named none
      * @param <S> the enum of states
      */
-    record Conflict<S extends Enum<S>>(Object id, String constraint) implements TransitionResult<S> {}
+    record Conflict<S extends Enum<S>>(Object id, @Nullable String constraint) implements TransitionResult<S> {}
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Processes a claim queue: one poller thread claims batches and commits the handlers' outcomes together (one
@@ -56,6 +57,7 @@ public final class Worker implements AutoCloseable {
          * {@link Outcome#unknown} if it cannot tell yet (the row stays unknown). Any other verdict is refused with an
          * {@link IllegalVerdictException}, logged, and the row left unknown.
          */
+        @Nullable
         Outcome<S> reconcile(Object id) throws Exception;
     }
 
@@ -68,6 +70,7 @@ public final class Worker implements AutoCloseable {
     @FunctionalInterface
     public interface TypedReconciler<I, S extends Enum<S>> {
         /** As {@link Reconciler#reconcile(Object)}, with the id read as the type given to the builder. */
+        @Nullable
         Outcome<S> reconcile(I id) throws Exception;
     }
 
