@@ -5,6 +5,7 @@
 module dev.baton {
     requires transitive java.sql; // the API takes and returns JDBC types (Connection, DataSource, SQLException)
     requires org.slf4j;
+    requires static transitive org.jspecify; // nullness annotations of the API: readers see them, run time needs none
 
     exports dev.baton;
     exports dev.baton.spi;

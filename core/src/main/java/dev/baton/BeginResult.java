@@ -3,6 +3,7 @@ package dev.baton;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link IdempotencyKeys#begin begin} found. A closed set of outcomes, returned rather than thrown:
@@ -97,7 +98,7 @@ public sealed interface BeginResult {
         }
 
         @Override
-        public boolean equals(Object o) {
+        public boolean equals(@Nullable Object o) {
             return o instanceof Completed c
                     && scope.equals(c.scope)
                     && key.equals(c.key)

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Moves every row in the source states that matches the guards to the target state, in batches of at most
@@ -57,7 +58,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws InvalidIdentifierException for a bad column name
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
-    public BulkTransition<S> set(String column, Object value) {
+    public BulkTransition<S> set(String column, @Nullable Object value) {
         extra = table.statements().check(extra.set(column, value));
         return this;
     }

@@ -2,7 +2,9 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.TypedValues;
 import dev.baton.internal.queue.Claimer;
+import dev.baton.internal.queue.DeadLetters;
 import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.Inspection;
 import dev.baton.internal.queue.QueueDefinition;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A claim queue over a host table: the rows in a claimable state that match an eligibility guard, handed out in
@@ -51,6 +54,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final FencedWrites<S> writes;
     private final Sweeps<S> sweeps;
     private final Inspection<S> inspection;
+    private final DeadLetters<S> deadLetters;
 
     ClaimQueue(QueueDefinition<S> definition) {
         this.shape = new QueueShape<>(definition);
@@ -60,6 +64,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.writes = new FencedWrites<>(shape, Outcome::assignments);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
+        this.deadLetters = new DeadLetters<>(shape);
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
@@ -103,12 +108,12 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /** The sending state of a non-idempotent sink, or null. */
-    public S sendingState() {
+    public @Nullable S sendingState() {
         return shape.sending;
     }
 
     /** The unknown-outcome state of a non-idempotent sink, or null. */
-    public S unknownState() {
+    public @Nullable S unknownState() {
         return shape.unknown;
     }
 
@@ -292,6 +297,26 @@ public final class ClaimQueue<S extends Enum<S>> {
     }
 
     /**
+     * Ids of rows in the unknown state as {@code idType}, oldest id first, at most {@code limit}; converted as
+     * {@link ClaimedRow#id(Class)} converts an id.
+     *
+     * <pre>{@code
+     * for (long orderId : queue.unknownRows(100, Long.class)) { ... }
+     * }</pre>
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     * @throws ClassCastException if an id is not readable as {@code idType}
+     */
+    public <I> List<I> unknownRows(int limit, Class<I> idType) {
+        Objects.requireNonNull(idType, "idType");
+        List<I> ids = new ArrayList<>();
+        for (Object id : sweeps.unknownRows(limit)) {
+            ids.add(TypedValues.as(id, idType, "id of an unknown send in queue '" + shape.name + "'"));
+        }
+        return ids;
+    }
+
+    /**
      * Resolves a row in the unknown state after asking the sink: {@code sent = true} completes it into {@code
      * target} (with the outcome's columns), {@code sent = false} returns it to the claimable state to be sent again,
      * unless it has used {@code maxAttempts}: then it goes to the dead state, as an expired last attempt does in
@@ -300,7 +325,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      *
      * @return Done, or LeaseLost when the row was no longer unknown
      */
-    public LeaseResult<S> resolveUnknown(Object id, boolean sent, Outcome<S> completion) {
+    public LeaseResult<S> resolveUnknown(Object id, boolean sent, @Nullable Outcome<S> completion) {
         Objects.requireNonNull(id, "id");
         if (shape.unknown == null) {
             throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
@@ -338,7 +363,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws ConfigurationException if the queue has no unknown state
      * @throws IllegalTransitionException if the machine does not allow the verdict's move out of the unknown state
      */
-    public LeaseResult<S> resolveUnknown(Object id, Outcome<S> verdict) {
+    public LeaseResult<S> resolveUnknown(Object id, @Nullable Outcome<S> verdict) {
         Objects.requireNonNull(id, "id");
         if (shape.unknown == null) {
             throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
@@ -417,6 +442,72 @@ public final class ClaimQueue<S extends Enum<S>> {
     /** DDL for an index that serves the claim: state, then equality guards, then the order. */
     public String suggestedIndex() {
         return inspection.suggestedIndex();
+    }
+
+    // Dead letters: what an operator lists, counts and requeues (bounded, guarded by the dead state).
+
+    /**
+     * Rows in the dead state, lowest id first, at most {@code limit}: each with its id, its attempts, the reason kept in
+     * the error column and the columns the queue selects. Page with {@link #deadRowsAfter}. Thread-safe.
+     *
+     * <pre>{@code
+     * for (DeadRow dead : queue.deadRows(50)) {
+     *     log.warn("order {} gave up after {} attempts: {}", dead.longId(), dead.attempts(), dead.lastError());
+     * }
+     * }</pre>
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     */
+    public List<DeadRow> deadRows(int limit) {
+        return deadLetters.list(null, limit);
+    }
+
+    /**
+     * Rows in the dead state with an id greater than {@code afterId}, lowest id first, at most {@code limit}: the next
+     * page after the last id of the previous one.
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     */
+    public List<DeadRow> deadRowsAfter(Object afterId, int limit) {
+        Objects.requireNonNull(afterId, "afterId");
+        return deadLetters.list(afterId, limit);
+    }
+
+    /** The number of rows in the dead state (one {@code COUNT(*)}, no lock). */
+    public long deadCount() {
+        return deadLetters.count();
+    }
+
+    /**
+     * Requeues a dead row: a guarded move from the dead state to the claimable state ({@code WHERE id = ? AND state =
+     * dead}), so that of two operators requeueing one row exactly one moves it, and a row that has left the dead state
+     * is never touched. The row starts afresh: due at once ({@code next_attempt_at = NULL}), {@code attempts = 0} (the
+     * next claim is attempt 1 and the row has all of {@link RetryPolicy#maxAttempts()} again), lease and token cleared.
+     * The error column keeps the reason it went dead until its next attempt stores a reason of its own (a retry or
+     * dead letter overwrites it, a completion leaves it). The dead state may be terminal in the machine: this is the
+     * one move out of it, made by an operator, and it needs no {@code allow(dead, claimable)}. Autocommit, on the data
+     * source; thread-safe.
+     *
+     * @return {@link TransitionResult.Applied} when this call requeued the row; {@link TransitionResult.AlreadyInTarget}
+     *     when it is claimable already (another operator requeued it); {@link TransitionResult.Rejected} with the
+     *     state it is in when it is not dead; {@link TransitionResult.NotFound}; {@link TransitionResult.InDoubt} when
+     *     the connection was lost after the update was sent and the row is claimable now
+     */
+    public TransitionResult<S> requeueDead(Object id) {
+        Objects.requireNonNull(id, "id");
+        return deadLetters.requeue(id);
+    }
+
+    /**
+     * Requeues up to {@code limit} dead rows, lowest id first, as {@link #requeueDead(Object)} requeues one, in one
+     * bounded statement that skips rows other transactions hold locked; call it again until it returns fewer rows than
+     * {@code limit} to requeue them all.
+     *
+     * @return the rows requeued ({@link BulkResult#countInDoubt()} when the reply was lost and the statement ran again)
+     * @throws ConfigurationException if {@code limit} is outside 1..{@link #maxBatchSize()} (before any SQL)
+     */
+    public BulkResult requeueAllDead(int limit) {
+        return deadLetters.requeueAll(limit);
     }
 
     private void checkQueue(ClaimedRow<S> row) {

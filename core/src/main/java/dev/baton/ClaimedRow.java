@@ -1,8 +1,10 @@
 package dev.baton;
 
+import dev.baton.internal.TypedValues;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A row this worker claimed: its id, the fencing token of the claim, the attempt number, and the columns the queue
@@ -16,11 +18,11 @@ public final class ClaimedRow<S extends Enum<S>> {
     private final Object id;
     private final long token;
     private final int attempt;
-    private final Map<String, Object> values;
+    private final Map<String, @Nullable Object> values;
     private volatile boolean leaseLost;
-    private volatile Thread handlerThread;
+    private volatile @Nullable Thread handlerThread;
 
-    ClaimedRow(String queue, Object id, long token, int attempt, Map<String, Object> values) {
+    ClaimedRow(String queue, Object id, long token, int attempt, Map<String, @Nullable Object> values) {
         this.queue = queue;
         this.id = id;
         this.token = token;
@@ -28,9 +30,33 @@ public final class ClaimedRow<S extends Enum<S>> {
         this.values = Collections.unmodifiableMap(values);
     }
 
-    /** The row id. */
+    /** The row id, as the driver returned it (see {@link #id(Class)} and {@link #longId()} for a typed read). */
     public Object id() {
         return id;
+    }
+
+    /**
+     * The row id as {@code type}: the value itself when it has that type, an integral id as any integral type it fits
+     * in ({@code Long}, {@code Integer}, {@code BigInteger}, {@code BigDecimal}, …, whichever the driver returned), a
+     * UUID stored as text as a {@code UUID}.
+     *
+     * <pre>{@code
+     * UUID orderId = row.id(UUID.class);
+     * }</pre>
+     *
+     * @throws ClassCastException if the id is not readable as {@code type} without loss
+     */
+    public <T> T id(Class<T> type) {
+        return TypedValues.as(id, type, "id of a row of queue '" + queue + "'");
+    }
+
+    /**
+     * The row id as a {@code long}, whatever integral type the driver returned it as.
+     *
+     * @throws ClassCastException if the id is not an integral number that fits in a {@code long}
+     */
+    public long longId() {
+        return id(Long.class);
     }
 
     /** The fencing token of this claim: fresh for every claim of the row. */
@@ -44,7 +70,7 @@ public final class ClaimedRow<S extends Enum<S>> {
     }
 
     /** The value of a column the queue selects ({@link ClaimQueueBuilder#select}); names compare as configured. */
-    public Object get(String column) {
+    public @Nullable Object get(String column) {
         if (!values.containsKey(column)) {
             throw new IllegalArgumentException("column " + column + " is not selected by queue '" + queue
                     + "' (selected: " + values.keySet() + ")");
@@ -52,8 +78,24 @@ public final class ClaimedRow<S extends Enum<S>> {
         return values.get(column);
     }
 
+    /**
+     * The value of a selected column as {@code type}, converted as {@link #id(Class)} converts the id; null when the
+     * column is NULL.
+     *
+     * <pre>{@code
+     * long amountCents = row.get("amount_cents", Long.class);
+     * String gatewayTx = row.get("payment_transaction_id", String.class);
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if the queue does not select the column
+     * @throws ClassCastException if the value is not readable as {@code type} without loss
+     */
+    public <T> @Nullable T get(String column, Class<T> type) {
+        return TypedValues.as(get(column), type, "column " + column + " of row " + id + " of queue '" + queue + "'");
+    }
+
     /** All selected columns. */
-    public Map<String, Object> values() {
+    public Map<String, @Nullable Object> values() {
         return values;
     }
 
@@ -100,7 +142,7 @@ public final class ClaimedRow<S extends Enum<S>> {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ClaimedRow<?> r && r.token == token && Objects.equals(r.id, id) && r.queue.equals(queue);
     }
 

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A database failure that Baton could not turn into a result: a non-transient error, or a transient one that
@@ -8,7 +9,7 @@ import java.sql.SQLException;
  */
 public class DataAccessException extends BatonException {
     private static final long serialVersionUID = 1L;
-    private final String sqlState;
+    private final @Nullable String sqlState;
     private final int vendorCode;
 
     /** Wraps a driver exception, with a message that says what Baton was doing. */
@@ -29,7 +30,7 @@ public class DataAccessException extends BatonException {
     }
 
     /** The SQLState of the driver exception, or null. */
-    public String sqlState() {
+    public @Nullable String sqlState() {
         return sqlState;
     }
 

@@ -1,5 +1,7 @@
 package dev.baton;
 
+import dev.baton.internal.TypedValues;
+
 /**
  * The result of a write that only the current holder of a claim may make (complete, retry, dead-letter, heartbeat,
  * release, mark-sending). Guarded by the row's state and fencing token: a worker whose lease expired and whose row
@@ -11,6 +13,25 @@ public sealed interface LeaseResult<S extends Enum<S>> {
 
     /** The row id. */
     Object id();
+
+    /**
+     * The row id as {@code type}, converted as {@link ClaimedRow#id(Class)} converts it (an integral id as any integral
+     * type it fits in).
+     *
+     * @throws ClassCastException if the id is not readable as {@code type} without loss
+     */
+    default <T> T id(Class<T> type) {
+        return TypedValues.as(id(), type, "row id");
+    }
+
+    /**
+     * The row id as a {@code long}.
+     *
+     * @throws ClassCastException if the id is not an integral number that fits in a {@code long}
+     */
+    default long longId() {
+        return id(Long.class);
+    }
 
     /** True for {@link Done}. */
     default boolean done() {

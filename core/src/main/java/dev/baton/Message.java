@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A message for the {@link Outbox}: a topic, a payload, and optionally a key (messages with one key are delivered in
@@ -21,7 +22,8 @@ import java.util.Objects;
  * @param dedupKey the deduplication key, or null
  * @param headers header names and values, in order
  */
-public record Message(String topic, byte[] payload, String key, String dedupKey, Map<String, String> headers) {
+public record Message(
+        String topic, byte[] payload, @Nullable String key, @Nullable String dedupKey, Map<String, String> headers) {
 
     /**
      * The most bytes the headers may take once encoded (UTF-8, one {@code name=value} line each, with {@code %},
@@ -58,12 +60,12 @@ public record Message(String topic, byte[] payload, String key, String dedupKey,
     }
 
     /** The same message with an ordering key. */
-    public Message key(String key) {
+    public Message key(@Nullable String key) {
         return new Message(topic, payload, key, dedupKey, headers);
     }
 
     /** The same message with a deduplication key. */
-    public Message dedupKey(String dedupKey) {
+    public Message dedupKey(@Nullable String dedupKey) {
         return new Message(topic, payload, key, dedupKey, headers);
     }
 
@@ -98,7 +100,7 @@ public record Message(String topic, byte[] payload, String key, String dedupKey,
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof Message m
                 && m.topic.equals(topic)
                 && java.util.Arrays.equals(m.payload, payload)

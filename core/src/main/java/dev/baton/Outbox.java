@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -319,13 +320,76 @@ public final class Outbox {
     /** Reads a claimed row as a message. */
     public OutboxMessage toMessage(ClaimedRow<Status> row) {
         return new OutboxMessage(
-                ((Number) row.id()).longValue(),
-                (String) row.get("topic"),
-                (String) row.get("msg_key"),
-                (String) row.get("dedup_key"),
-                decodeHeaders((String) row.get("headers")),
+                row.longId(),
+                row.get("topic", String.class),
+                row.get("msg_key", String.class),
+                row.get("dedup_key", String.class),
+                decodeHeaders(row.get("headers", String.class)),
                 bytes(row.get("payload")),
                 row.attempt());
+    }
+
+    // Dead messages: what an operator lists, counts and requeues (bounded, guarded by the dead state).
+
+    /**
+     * Messages in the dead state, oldest (lowest id) first, at most {@code limit}, each with the reason kept from its
+     * last attempt. Page with {@link #deadMessagesAfter}. Thread-safe.
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     */
+    public List<DeadMessage> deadMessages(int limit) {
+        return deadMessages(queue.deadRows(limit));
+    }
+
+    /**
+     * Messages in the dead state with an id greater than {@code afterId}, lowest id first, at most {@code limit}.
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     */
+    public List<DeadMessage> deadMessagesAfter(long afterId, int limit) {
+        return deadMessages(queue.deadRowsAfter(afterId, limit));
+    }
+
+    private static List<DeadMessage> deadMessages(List<DeadRow> rows) {
+        List<DeadMessage> out = new ArrayList<>(rows.size());
+        for (DeadRow r : rows) {
+            OutboxMessage m = new OutboxMessage(
+                    r.longId(),
+                    r.get("topic", String.class),
+                    r.get("msg_key", String.class),
+                    r.get("dedup_key", String.class),
+                    decodeHeaders(r.get("headers", String.class)),
+                    bytes(r.values().get("payload")),
+                    r.attempts());
+            out.add(new DeadMessage(m, r.lastError()));
+        }
+        return out;
+    }
+
+    /** The number of dead messages (one {@code COUNT(*)}). */
+    public long deadCount() {
+        return queue.deadCount();
+    }
+
+    /**
+     * Requeues a dead message for delivery: {@link ClaimQueue#requeueDead(Object)} on the dispatchers' queue, guarded
+     * by the dead state (of two operators exactly one requeues it), due at once with {@code attempts = 0}; the last
+     * error is kept until the next attempt.
+     *
+     * @return {@link TransitionResult.Applied} when this call requeued it; otherwise the state it is in (see {@link
+     *     ClaimQueue#requeueDead(Object)})
+     */
+    public TransitionResult<Status> requeueDead(long id) {
+        return queue.requeueDead(id);
+    }
+
+    /**
+     * Requeues up to {@code limit} dead messages, oldest first, in one bounded statement.
+     *
+     * @throws ConfigurationException if {@code limit} is outside 1..{@link ClaimQueue#maxBatchSize()} (before any SQL)
+     */
+    public BulkResult requeueAllDead(int limit) {
+        return queue.requeueAllDead(limit);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.baton;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A message being delivered from the outbox.
@@ -15,7 +16,13 @@ import java.util.Map;
  * @param attempt which delivery attempt this is, 1 for the first
  */
 public record OutboxMessage(
-        long id, String topic, String key, String dedupKey, Map<String, String> headers, byte[] payload, int attempt) {
+        long id,
+        String topic,
+        @Nullable String key,
+        @Nullable String dedupKey,
+        Map<String, String> headers,
+        byte[] payload,
+        int attempt) {
 
     /** The payload as UTF-8 text. */
     public String payloadText() {

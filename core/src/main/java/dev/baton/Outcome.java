@@ -3,6 +3,7 @@ package dev.baton;
 import dev.baton.internal.sql.Assignments;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a handler decided for a claimed row. Immutable.
@@ -33,12 +34,13 @@ public final class Outcome<S extends Enum<S>> {
     }
 
     private final Kind kind;
-    private final S target;
-    private final String error;
-    private final Duration delay;
+    private final @Nullable S target;
+    private final @Nullable String error;
+    private final @Nullable Duration delay;
     private final Assignments assignments;
 
-    private Outcome(Kind kind, S target, String error, Duration delay, Assignments assignments) {
+    private Outcome(
+            Kind kind, @Nullable S target, @Nullable String error, @Nullable Duration delay, Assignments assignments) {
         this.kind = kind;
         this.target = target;
         this.error = error;
@@ -52,12 +54,12 @@ public final class Outcome<S extends Enum<S>> {
     }
 
     /** Retries later with the queue's backoff; {@code reason} is kept in the error column. */
-    public static <S extends Enum<S>> Outcome<S> retry(String reason) {
+    public static <S extends Enum<S>> Outcome<S> retry(@Nullable String reason) {
         return new Outcome<>(Kind.RETRY, null, reason, null, Assignments.NONE);
     }
 
     /** Retries after {@code delay} (database clock) instead of the queue's backoff. */
-    public static <S extends Enum<S>> Outcome<S> retryAfter(Duration delay, String reason) {
+    public static <S extends Enum<S>> Outcome<S> retryAfter(Duration delay, @Nullable String reason) {
         Objects.requireNonNull(delay, "delay");
         if (delay.isNegative() || delay.compareTo(RetryPolicy.MAX_DELAY) > 0) {
             throw new ConfigurationException(
@@ -67,7 +69,7 @@ public final class Outcome<S extends Enum<S>> {
     }
 
     /** Moves the row to the dead state, keeping {@code reason}. */
-    public static <S extends Enum<S>> Outcome<S> deadLetter(String reason) {
+    public static <S extends Enum<S>> Outcome<S> deadLetter(@Nullable String reason) {
         return new Outcome<>(Kind.DEAD_LETTER, null, reason, null, Assignments.NONE);
     }
 
@@ -80,12 +82,12 @@ public final class Outcome<S extends Enum<S>> {
      * Parks the row in the queue's unknown state: an external call that cannot be undone may or may not have
      * happened, so the row must not be sent again until a reconciler asked the sink (non-idempotent sinks only).
      */
-    public static <S extends Enum<S>> Outcome<S> unknown(String reason) {
+    public static <S extends Enum<S>> Outcome<S> unknown(@Nullable String reason) {
         return new Outcome<>(Kind.UNKNOWN, null, reason, null, Assignments.NONE);
     }
 
     /** Also sets {@code column = value} when completing (only for {@link #complete}). */
-    public Outcome<S> set(String column, Object value) {
+    public Outcome<S> set(String column, @Nullable Object value) {
         return with(column, value, false);
     }
 
@@ -100,7 +102,7 @@ public final class Outcome<S extends Enum<S>> {
         return with(column, null, true);
     }
 
-    private Outcome<S> with(String column, Object value, boolean now) {
+    private Outcome<S> with(String column, @Nullable Object value, boolean now) {
         if (kind != Kind.COMPLETE) {
             throw new ConfigurationException("only a completion sets columns, not " + kind);
         }
@@ -114,17 +116,17 @@ public final class Outcome<S extends Enum<S>> {
     }
 
     /** The completion state, or null. */
-    public S target() {
+    public @Nullable S target() {
         return target;
     }
 
     /** The error kept with a retry or dead letter, or null. */
-    public String error() {
+    public @Nullable String error() {
         return error;
     }
 
     /** The explicit retry delay, or null for the queue's backoff. */
-    public Duration delay() {
+    public @Nullable Duration delay() {
         return delay;
     }
 

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of a claim queue, measured by the database (one query, no JVM clock).
@@ -21,4 +22,4 @@ public record QueueHealth(
         long expiredLeases,
         long dead,
         long unknown,
-        Duration oldestEligibleAge) {}
+        @Nullable Duration oldestEligibleAge) {}

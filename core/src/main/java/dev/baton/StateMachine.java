@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A finite state machine over an enum: each state has a stored code (an integer or a string, the same kind for all
@@ -109,7 +110,7 @@ public final class StateMachine<S extends Enum<S>> {
      * integral {@link Number} (and {@code BigDecimal} without fraction); string codes match exactly (no trimming, no
      * case folding: {@code 'paid '} is not {@code 'paid'}).
      */
-    public Optional<S> fromCode(Object raw) {
+    public Optional<S> fromCode(@Nullable Object raw) {
         if (raw == null) {
             return Optional.empty();
         }

@@ -10,6 +10,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One guarded transition of one row, being prepared: optional extra columns set in the same statement, then
@@ -38,7 +39,7 @@ public final class Transition<S extends Enum<S>> {
      * @throws InvalidIdentifierException for a bad column name
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
-    public Transition<S> set(String column, Object value) {
+    public Transition<S> set(String column, @Nullable Object value) {
         extra = table.statements().check(extra.set(column, value));
         return this;
     }

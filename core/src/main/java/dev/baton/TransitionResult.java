@@ -1,5 +1,8 @@
 package dev.baton;
 
+import dev.baton.internal.TypedValues;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a guarded transition did. A closed set of outcomes, returned rather than thrown:
  *
@@ -29,6 +32,25 @@ public sealed interface TransitionResult<S extends Enum<S>> {
 
     /** The id of the row. */
     Object id();
+
+    /**
+     * The row id as {@code type}, converted as {@link ClaimedRow#id(Class)} converts it (an integral id as any integral
+     * type it fits in).
+     *
+     * @throws ClassCastException if the id is not readable as {@code type} without loss
+     */
+    default <T> T id(Class<T> type) {
+        return TypedValues.as(id(), type, "row id");
+    }
+
+    /**
+     * The row id as a {@code long}.
+     *
+     * @throws ClassCastException if the id is not an integral number that fits in a {@code long}
+     */
+    default long longId() {
+        return id(Long.class);
+    }
 
     /** True for {@link Applied}. */
     default boolean applied() {
@@ -96,5 +118,5 @@ public sealed interface TransitionResult<S extends Enum<S>> {
      * @param constraint the constraint or unique index the database named, or {@code null} if it named none
      * @param <S> the enum of states
      */
-    record Conflict<S extends Enum<S>>(Object id, String constraint) implements TransitionResult<S> {}
+    record Conflict<S extends Enum<S>>(Object id, @Nullable String constraint) implements TransitionResult<S> {}
 }

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.worker.HandlerChain;
+import dev.baton.internal.TypedValues;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Processes a claim queue: one poller thread claims batches and commits the handlers' outcomes together (one
@@ -72,7 +74,21 @@ public final class Worker implements AutoCloseable {
          * {@link Outcome#unknown} if it cannot tell yet (the row stays unknown). Any other verdict is refused with an
          * {@link IllegalVerdictException}, logged, and the row left unknown.
          */
+        @Nullable
         Outcome<S> reconcile(Object id) throws Exception;
+    }
+
+    /**
+     * A {@link Reconciler} that takes the row id typed, for {@link Builder#reconcile(Class, TypedReconciler)}.
+     *
+     * @param <I> the id type
+     * @param <S> the enum of states
+     */
+    @FunctionalInterface
+    public interface TypedReconciler<I, S extends Enum<S>> {
+        /** As {@link Reconciler#reconcile(Object)}, with the id read as the type given to the builder. */
+        @Nullable
+        Outcome<S> reconcile(I id) throws Exception;
     }
 
     private final ClaimQueue<?> queue;
@@ -233,6 +249,21 @@ public final class Worker implements AutoCloseable {
         Builder<S> messages(Function<ClaimedRow<S>, OutboxMessage> reader) {
             this.messages = reader;
             return this;
+        }
+
+        /**
+         * Resolves unknown sends as {@link #reconcile(Reconciler)} does, each row id read as {@code idType} (converted
+         * as {@link ClaimedRow#id(Class)} converts it; an id that does not convert is logged as the reconciler's error
+         * and the row stays unknown).
+         *
+         * <pre>{@code
+         * worker.reconcile(Long.class, orderId -> reconcile(thirdParty, orderId));
+         * }</pre>
+         */
+        public <I> Builder<S> reconcile(Class<I> idType, TypedReconciler<I, S> reconciler) {
+            Objects.requireNonNull(idType, "idType");
+            Objects.requireNonNull(reconciler, "reconciler");
+            return reconcile(id -> reconciler.reconcile(TypedValues.as(id, idType, "id of an unknown send")));
         }
 
         /** A name for threads and logs (default {@code baton-<queue>-<n>}). */

@@ -3,6 +3,7 @@ package dev.baton.spi;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A rendered bounded batch update (see {@link BatchUpdateSpec}), immutable and safe to share between threads. It runs
@@ -20,7 +21,7 @@ public interface BatchUpdate {
      *     spec returns nothing); never more rows than the limit
      * @throws SQLException as the driver throws it
      */
-    List<Object[]> execute(Connection connection, Object[] args) throws SQLException;
+    List<@Nullable Object[]> execute(Connection connection, @Nullable Object[] args) throws SQLException;
 
     /** The SQL text of the statement(s), in the order they run (for exact-SQL tests and logs). */
     List<String> sql();
@@ -30,7 +31,8 @@ public interface BatchUpdate {
         List<String> text = List.copyOf(sql);
         return new BatchUpdate() {
             @Override
-            public List<Object[]> execute(Connection connection, Object[] args) throws SQLException {
+            public List<@Nullable Object[]> execute(Connection connection, @Nullable Object[] args)
+                    throws SQLException {
                 return execution.execute(connection, args);
             }
 
@@ -54,8 +56,9 @@ public interface BatchUpdate {
      * @param binds its bind values in order
      * @param width the number of returned columns
      */
-    static BatchUpdate singleStatement(String sql, List<Object> binds, int width) {
-        List<Object> values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(binds)); // nulls allowed
+    static BatchUpdate singleStatement(String sql, List<@Nullable Object> binds, int width) {
+        List<@Nullable Object> values =
+                java.util.Collections.unmodifiableList(new java.util.ArrayList<>(binds)); // nulls allowed
         return of(List.of(sql), (connection, args) -> {
             try (java.sql.PreparedStatement ps = connection.prepareStatement(sql)) {
                 Rows.bind(ps, 1, SqlFragment.resolve(values, args));
@@ -73,6 +76,6 @@ public interface BatchUpdate {
     @FunctionalInterface
     interface Execution {
         /** See {@link BatchUpdate#execute}. */
-        List<Object[]> execute(Connection connection, Object[] args) throws SQLException;
+        List<@Nullable Object[]> execute(Connection connection, @Nullable Object[] args) throws SQLException;
     }
 }

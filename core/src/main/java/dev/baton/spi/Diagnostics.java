@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A database's reading of what went wrong or would go wrong: driver errors, claim plans, server settings. Stateless
@@ -24,7 +25,7 @@ public interface Diagnostics {
      * @param args values for the spec's {@link Param}s
      * @throws SQLException if the planner cannot be asked
      */
-    default Optional<String> claimPlanProblem(Connection connection, BatchUpdateSpec spec, Object[] args)
+    default Optional<String> claimPlanProblem(Connection connection, BatchUpdateSpec spec, @Nullable Object[] args)
             throws SQLException {
         return Optional.empty();
     }

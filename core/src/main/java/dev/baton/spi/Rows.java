@@ -6,15 +6,16 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** JDBC helpers shared by dialect implementations. */
 public final class Rows {
     private Rows() {}
 
     /** Binds values in order starting at {@code first}; returns the next free index. */
-    public static int bind(PreparedStatement ps, int first, List<Object> values) throws SQLException {
+    public static int bind(PreparedStatement ps, int first, List<@Nullable Object> values) throws SQLException {
         int i = first;
-        for (Object v : values) {
+        for (@Nullable Object v : values) {
             if (v == null) {
                 // untyped: mssql-jdbc sends setNull(i, Types.NULL) as a varbinary NULL, which SQL Server will not
                 // convert to date/time/datetime2/datetimeoffset (error 257, microsoft/mssql-jdbc#1427); a
@@ -34,10 +35,10 @@ public final class Rows {
     }
 
     /** Reads every row of {@code rs} as an array of {@code width} columns. */
-    public static List<Object[]> read(ResultSet rs, int width) throws SQLException {
-        List<Object[]> rows = new ArrayList<>();
+    public static List<@Nullable Object[]> read(ResultSet rs, int width) throws SQLException {
+        List<@Nullable Object[]> rows = new ArrayList<>();
         while (rs.next()) {
-            Object[] row = new Object[width];
+            @Nullable Object[] row = new Object[width];
             for (int i = 0; i < width; i++) {
                 row[i] = rs.getObject(i + 1);
             }

@@ -1,5 +1,7 @@
 package dev.baton.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A dialect's reading of a {@link java.sql.SQLException}: what kind of failure it is, for a unique violation which
  * constraint refused the row, and for an undefined column which column the statement named. Classification is per driver and vendor code, never per SQLState alone
@@ -9,10 +11,10 @@ package dev.baton.spi;
  * @param constraint the unique constraint or index named by the server, or {@code null} when none is known
  * @param column the column the server said does not exist ({@link Kind#UNDEFINED_COLUMN}), or {@code null}
  */
-public record SqlError(Kind kind, String constraint, String column) {
+public record SqlError(Kind kind, @Nullable String constraint, @Nullable String column) {
 
     /** An error that names no column. */
-    public SqlError(Kind kind, String constraint) {
+    public SqlError(Kind kind, @Nullable String constraint) {
         this(kind, constraint, null);
     }
 

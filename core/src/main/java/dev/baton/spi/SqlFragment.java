@@ -3,6 +3,7 @@ package dev.baton.spi;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A piece of SQL text with its bind values in order. Identifiers in the text are already validated and quoted;
@@ -11,7 +12,7 @@ import java.util.List;
  * @param sql SQL text with {@code ?} placeholders
  * @param binds the values, one per placeholder
  */
-public record SqlFragment(String sql, List<Object> binds) {
+public record SqlFragment(String sql, List<@Nullable Object> binds) {
 
     /** Creates a fragment; the bind list is copied (it may contain nulls). */
     public SqlFragment {
@@ -51,9 +52,9 @@ public record SqlFragment(String sql, List<Object> binds) {
     }
 
     /** Resolves {@link Param}s against the per-execution arguments. */
-    public static List<Object> resolve(List<Object> binds, Object[] args) {
-        List<Object> out = new ArrayList<>(binds.size());
-        for (Object b : binds) {
+    public static List<@Nullable Object> resolve(List<@Nullable Object> binds, @Nullable Object[] args) {
+        List<@Nullable Object> out = new ArrayList<>(binds.size());
+        for (@Nullable Object b : binds) {
             out.add(b instanceof Param p ? args[p.index()] : b);
         }
         return out;

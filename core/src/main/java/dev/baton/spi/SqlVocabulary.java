@@ -2,6 +2,7 @@ package dev.baton.spi;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The words of a database's SQL that differ between vendors: identifier quoting, the database clock and its
@@ -107,7 +108,8 @@ public interface SqlVocabulary {
      * @param typeName the column's type as the JDBC metadata names it ({@code TYPE_NAME})
      * @param nullable whether the column accepts NULL
      */
-    default String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
+    default @Nullable String zoneSafeTimestampFix(
+            String quotedTable, String quotedColumn, String typeName, boolean nullable) {
         return null;
     }
 

@@ -5,6 +5,7 @@ import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
+import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
@@ -77,4 +78,7 @@ class PostgresCompatibilityTest {
 
     @Nested
     class TimeZones extends AbstractTimeZoneCompatibilityTest {}
+
+    @Nested
+    class DeadLetters extends AbstractDeadLetterCompatibilityTest {}
 }

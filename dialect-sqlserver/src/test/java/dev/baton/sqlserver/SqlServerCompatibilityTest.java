@@ -2,6 +2,7 @@ package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
+import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
@@ -54,4 +55,7 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
+
+    @Nested
+    class DeadLetters extends AbstractDeadLetterCompatibilityTest {}
 }

@@ -4,6 +4,8 @@ import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.DeadMessage;
+import dev.baton.DeadRow;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Message;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
@@ -153,6 +156,28 @@ final class GuideSnippets {
                     h.eligible());
         }
         // end::queue-health[]
+    }
+
+    /** The runbook's dead letters: read why each row gave up, requeue those whose cause is fixed. */
+    static int requeueFixed(ClaimQueue<SyncStatus> queue, Outbox outbox, Set<Long> fixedOrders) {
+        int requeued = 0;
+        // tag::dead-letters[]
+        for (DeadRow dead : queue.deadRows(100)) { // lowest id first; deadRowsAfter(lastId, 100) for the next page
+            log.warn("order {} gave up after {} attempts: {}", dead.longId(), dead.attempts(), dead.lastError());
+            if (fixedOrders.contains(dead.longId())
+                    && queue.requeueDead(dead.id()).applied()) {
+                requeued++; // PENDING again, due now, attempts = 0; last_error kept until the next attempt
+            }
+        }
+        for (DeadMessage dead : outbox.deadMessages(100)) {
+            log.warn(
+                    "message {} on {} gave up: {}",
+                    dead.message().id(),
+                    dead.message().topic(),
+                    dead.lastError());
+        }
+        // end::dead-letters[]
+        return requeued;
     }
 
     static void outbox(Baton baton, StateTable<PaymentStatus> orders, long orderId, String txId) throws Exception {

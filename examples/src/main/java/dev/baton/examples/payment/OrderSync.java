@@ -73,7 +73,7 @@ public final class OrderSync {
                 .sweepInterval(Duration.ofSeconds(1)) // reclaim expired leases, reconcile unknown sends
                 .handle(row -> push(thirdParty, row, idempotent));
         if (!idempotent) {
-            worker.reconcile(orderId -> reconcile(thirdParty, ((Number) orderId).longValue()));
+            worker.reconcile(Long.class, orderId -> reconcile(thirdParty, orderId));
         }
         return worker.start();
     }
@@ -84,10 +84,10 @@ public final class OrderSync {
     static Outcome<SyncStatus> push(ThirdParty thirdParty, ClaimedRow<SyncStatus> row, boolean idempotent)
             throws IOException {
         ThirdParty.Record record = new ThirdParty.Record(
-                ((Number) row.id()).longValue(),
+                row.longId(),
                 true, // the queue only ever hands out PAID orders
-                (String) row.get("payment_transaction_id"),
-                ((Number) row.get("amount_cents")).longValue());
+                row.get("payment_transaction_id", String.class),
+                row.get("amount_cents", Long.class));
         String guid = thirdParty.create(record, idempotent ? row.idempotencyKey() : null);
         return Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", guid);
     }

@@ -146,9 +146,9 @@ public final class TaskRuns {
     }
 
     private Outcome<ExecutionStatus> run(ClaimedRow<ExecutionStatus> row, TaskExecutor executor) {
-        long taskId = ((Number) row.get("task_id")).longValue();
-        IdempotencyToken key = new IdempotencyToken(
-                SCOPE, (String) row.get("idempotency_key"), ((Number) row.get("key_fence")).longValue());
+        long taskId = row.get("task_id", Long.class);
+        IdempotencyToken key =
+                new IdempotencyToken(SCOPE, row.get("idempotency_key", String.class), row.get("key_fence", Long.class));
         try {
             TasksRecord task = dsl.fetchSingle(TASKS, TASKS.ID.eq(taskId));
             String result = executor.run(taskId, task.getTaskType(), task.getPayload());

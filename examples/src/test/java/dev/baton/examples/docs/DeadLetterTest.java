@@ -7,6 +7,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Condition;
 import dev.baton.LeaseResult;
+import dev.baton.Outbox;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.examples.Fixture;
@@ -14,21 +15,23 @@ import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.examples.payment.Payments;
 import dev.baton.examples.payment.SyncStatus;
 import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What the guide says about dead letters: the workers page's metrics listener counts a retry with no attempt left
- * as a dead letter, not as a retry; the runbook's SQL gives a dead row another round with its attempts reset.
+ * as a dead letter, not as a retry; the runbook's requeue gives a dead row another round with its attempts reset.
  */
 class DeadLetterTest {
 
     @ParameterizedTest
     @MethodSource("dev.baton.examples.Servers#all")
-    void theListenerCountsAnExhaustedRetryAsADeadLetterAndTheRunbookSqlRevivesTheRow(Supplier<TestDatabase> server) {
+    void theListenerCountsAnExhaustedRetryAsADeadLetterAndTheRunbookRequeuesTheRow(Supplier<TestDatabase> server) {
         try (Fixture f = Fixture.on(server)) {
             GuideSnippets.Metrics metrics = new GuideSnippets.Metrics();
             Baton baton = GuideSnippets.withMetrics(f.dataSource, metrics);
@@ -54,10 +57,20 @@ class DeadLetterTest {
             assertEquals(0, metrics.completed.sum());
             assertEquals(List.of(), queue.claim(10), "a dead row is not claimed");
 
-            // operations.md, "Dead letters": the statement, on this test's copy of the table
-            f.db.execute("UPDATE " + f.table("orders")
-                    + " SET sync_status = 0, attempts = 0, next_attempt_at = NULL, last_error = NULL,"
-                    + " lease_until = NULL WHERE sync_status = 3 AND id IN (1)");
+            // operations.md, "Dead letters": the runbook's snippet requeues the fixed row, once
+            String outboxTable = TestDatabases.uniqueName("outbox");
+            try {
+                baton.ownTables().createOutboxTable(outboxTable);
+                Outbox outbox = baton.outbox(outboxTable);
+                assertEquals(1, queue.deadRows(10).size());
+                assertEquals("the sink said no", queue.deadRows(10).get(0).lastError());
+                assertEquals(0, GuideSnippets.requeueFixed(queue, outbox, Set.of(2L)), "only fixed orders");
+                assertEquals(1, GuideSnippets.requeueFixed(queue, outbox, Set.of(1L)));
+                assertEquals(0, GuideSnippets.requeueFixed(queue, outbox, Set.of(1L)), "not dead any more");
+                assertEquals(0, queue.deadCount());
+            } finally {
+                f.db.dropTableIfExists(outboxTable);
+            }
             List<ClaimedRow<SyncStatus>> again = queue.claim(10);
             assertEquals(1, again.size(), "the row is eligible again");
             assertEquals(1, again.get(0).attempt(), "with its attempts reset");

@@ -86,7 +86,7 @@ class QuickStartTest {
             assertEquals(new TransitionResult.Applied<>(1L, Payment.PAID), results.get(0));
             assertEquals(new TransitionResult.AlreadyInTarget<>(1L, Payment.PAID), results.get(1), "the duplicate");
             TransitionResult.Conflict<?> conflict = assertInstanceOf(TransitionResult.Conflict.class, results.get(2));
-            assertEquals(2L, ((Number) conflict.id()).longValue());
+            assertEquals(2L, conflict.longId());
             assertEquals("orders_payment_tx_uq", conflict.constraint(), "names the constraint");
             assertEquals(2L, results.get(3), "the sweep expires orders 2 and 3");
             assertEquals(

@@ -1,0 +1,198 @@
+package dev.baton.internal.queue;
+
+import dev.baton.BulkResult;
+import dev.baton.ConfigurationException;
+import dev.baton.DeadRow;
+import dev.baton.TransitionResult;
+import dev.baton.UnknownStateException;
+import dev.baton.internal.Engine;
+import dev.baton.internal.SqlWork;
+import dev.baton.spi.BatchUpdate;
+import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The operator's view of a queue's dead rows: list them with their reason, count them, and requeue them. A requeue is
+ * a guarded move out of the dead state only ({@code WHERE id = ? AND state = dead}), so two operators cannot both
+ * requeue a row and a row that left the dead state is never touched. It gives the row a fresh start: claimable, due at
+ * once, {@code attempts = 0}, lease and token cleared; the error column is kept until the next attempt writes its own.
+ * Thread-safe.
+ *
+ * @param <S> the enum of states
+ */
+public final class DeadLetters<S extends Enum<S>> {
+    private final QueueShape<S> shape;
+    private final SqlFragment isDead;
+    private final String list;
+    private final String listAfter;
+    private final String count;
+    private final String requeue;
+    private final List<Object> requeueBinds;
+    private final String readState;
+    private final ConcurrentMap<Integer, BatchUpdate> requeueBatches = new ConcurrentHashMap<>();
+
+    /** The dead-letter operations of the queue of {@code shape}, rendered once. */
+    public DeadLetters(QueueShape<S> shape) {
+        this.shape = shape;
+        this.isDead = shape.in(List.of(shape.dead));
+        String columns = String.join(", ", columns());
+        this.list = "SELECT " + columns + " FROM " + shape.qTable + " WHERE " + isDead.sql() + " ORDER BY " + shape.qId;
+        this.listAfter = "SELECT " + columns + " FROM " + shape.qTable + " WHERE " + isDead.sql() + " AND " + shape.qId
+                + " > ? ORDER BY " + shape.qId;
+        this.count = "SELECT COUNT(*) FROM " + shape.qTable + " WHERE " + isDead.sql();
+        this.requeue =
+                "UPDATE " + shape.qTable + " SET " + freshStart() + " WHERE " + shape.qId + " = ? AND " + isDead.sql();
+        this.requeueBinds = List.of(shape.machine.code(shape.claimable));
+        this.readState = "SELECT " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId + " = ?";
+    }
+
+    private List<String> columns() {
+        List<String> columns = new ArrayList<>(List.of(shape.qId, shape.qAttempts, shape.qError));
+        columns.addAll(shape.returning.subList(2, shape.returning.size())); // the selected columns
+        return columns;
+    }
+
+    /** {@code state = claimable, lease = NULL, token = NULL, attempts = 0, next_attempt_at = NULL}; one bind. */
+    private String freshStart() {
+        return shape.qState + " = ?, " + shape.qLease + " = NULL, " + shape.qToken + " = NULL, " + shape.qAttempts
+                + " = 0, " + shape.qNext + " = NULL";
+    }
+
+    /** Dead rows, lowest id first, after {@code afterId} when it is not null, at most {@code limit}. */
+    public List<DeadRow> list(Object afterId, int limit) {
+        checkLimit(limit);
+        List<Object> binds = new ArrayList<>(isDead.binds());
+        if (afterId != null) {
+            binds.add(afterId);
+        }
+        String sql = afterId == null ? list : listAfter;
+        List<String> select = shape.def.select();
+        return shape.engine.autocommit("list dead rows in queue '" + shape.name + "'", c -> {
+            List<DeadRow> rows = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setMaxRows(limit);
+                Rows.bind(ps, 1, binds);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Map<String, Object> values = new LinkedHashMap<>();
+                        for (int i = 0; i < select.size(); i++) {
+                            values.put(select.get(i), rs.getObject(4 + i));
+                        }
+                        rows.add(new DeadRow(rs.getObject(1), rs.getInt(2), rs.getString(3), values));
+                    }
+                }
+            }
+            return rows;
+        });
+    }
+
+    /** The number of rows in the dead state (one {@code COUNT(*)}). */
+    public long count() {
+        return shape.engine.autocommit("count dead rows in queue '" + shape.name + "'", c -> {
+            try (PreparedStatement ps = c.prepareStatement(count)) {
+                Rows.bind(ps, 1, isDead.binds());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    /**
+     * Requeues one dead row. {@code Applied} when this call moved it; otherwise the row's state as a transition reports
+     * it: {@code AlreadyInTarget} (claimable: requeued by someone else), {@code Rejected} (any other state), {@code
+     * NotFound}; after a lost reply a claimable row is {@code InDoubt}.
+     */
+    public TransitionResult<S> requeue(Object id) {
+        List<Object> binds = new ArrayList<>(requeueBinds);
+        binds.add(id);
+        binds.addAll(isDead.binds());
+        String operation = "requeue dead row " + id + " in queue '" + shape.name + "'";
+        SqlWork<TransitionResult<S>> work = c -> requeue(c, id, binds, false);
+        return shape.engine.autocommit(operation, work, c -> requeue(c, id, binds, true));
+    }
+
+    private TransitionResult<S> requeue(Connection c, Object id, List<Object> binds, boolean afterLostReply)
+            throws SQLException {
+        if (Engine.update(c, requeue, binds) == 1) {
+            return new TransitionResult.Applied<>(id, shape.claimable);
+        }
+        Optional<S> current = currentState(c, id);
+        if (current.isEmpty()) {
+            return new TransitionResult.NotFound<>(id);
+        }
+        S state = current.get();
+        if (state != shape.claimable) {
+            return new TransitionResult.Rejected<>(id, state, shape.claimable);
+        }
+        // claimable: another operator requeued it, or (after a lost reply) this call's first attempt may have
+        return afterLostReply
+                ? new TransitionResult.InDoubt<>(id, state)
+                : new TransitionResult.AlreadyInTarget<>(id, state);
+    }
+
+    private Optional<S> currentState(Connection c, Object id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(readState)) {
+            Rows.bind(ps, 1, List.of(id));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                Object raw = rs.getObject(1);
+                return Optional.of(shape.machine
+                        .fromCode(raw)
+                        .orElseThrow(() -> new UnknownStateException(
+                                shape.table, shape.def.stateColumn(), id, raw, shape.machine.name())));
+            }
+        }
+    }
+
+    /**
+     * Requeues up to {@code limit} dead rows, lowest id first, in one bounded statement that skips rows other
+     * transactions hold locked.
+     */
+    public BulkResult requeueAll(int limit) {
+        int max = shape.dialect.traits().maxBatchSize();
+        if (limit < 1 || limit > max) {
+            throw new ConfigurationException(
+                    "limit must be 1.." + max + ", was " + limit + " (queue '" + shape.name + "')");
+        }
+        BatchUpdate statement = requeueBatches.computeIfAbsent(
+                limit,
+                n -> shape.dialect.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
+                        .where(isDead)
+                        .set(new SqlFragment(freshStart(), requeueBinds))
+                        .limit(n)
+                        .orderBy(List.of(shape.qId))
+                        .build()));
+        boolean[] lost = {false};
+        Object[] noArgs = new Object[0];
+        int rows = shape.engine.batchUpdate(
+                "requeue dead rows in queue '" + shape.name + "'",
+                c -> statement.execute(c, noArgs).size(),
+                c -> {
+                    lost[0] = true; // the lost batch may have committed: its rows are claimable now, not counted
+                    return statement.execute(c, noArgs).size();
+                });
+        return new BulkResult(rows, 1, lost[0]);
+    }
+
+    private void checkLimit(int limit) {
+        if (limit < 1) {
+            throw new ConfigurationException("limit must be positive, was " + limit + " (queue '" + shape.name + "')");
+        }
+    }
+}

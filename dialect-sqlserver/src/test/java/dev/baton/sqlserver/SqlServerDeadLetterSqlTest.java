@@ -1,0 +1,157 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.DataAccessException;
+import dev.baton.testkit.compat.Sync;
+import java.io.PrintWriter;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLSyntaxErrorException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dead-letter operations' SQL on SQL Server, which cannot run here: each statement is recorded as the driver would
+ * receive it (the connection refuses it after recording), pinned by exact text and parsed as T-SQL.
+ */
+class SqlServerDeadLetterSqlTest {
+    private final List<String> sent = new ArrayList<>();
+    private final ClaimQueue<Sync> queue = Baton.builder(new Recording(sent))
+            .dialect(new SqlServerDialect())
+            .build()
+            .<Sync>queue("order-sync")
+            .table("orders")
+            .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+            .select("payment_transaction_id")
+            .deadState(Sync.FAILED)
+            .lease(Duration.ofMinutes(2))
+            .build();
+
+    private String only(Runnable call) {
+        sent.clear();
+        assertThrows(DataAccessException.class, call::run);
+        assertEquals(1, sent.size(), sent.toString());
+        SqlServerSqlTest.parse(sent.get(0));
+        return sent.get(0);
+    }
+
+    @Test
+    void deadRowsAreReadLowestIdFirstWithTheirReason() {
+        assertEquals(
+                "SELECT [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE [sync_status] = 3"
+                        + " ORDER BY [id]",
+                only(() -> queue.deadRows(10)));
+        assertEquals(
+                "SELECT [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE [sync_status] = 3"
+                        + " AND [id] > ? ORDER BY [id]",
+                only(() -> queue.deadRowsAfter(5L, 10)));
+        assertEquals("SELECT COUNT(*) FROM [orders] WHERE [sync_status] = 3", only(queue::deadCount));
+    }
+
+    @Test
+    void aRequeueIsGuardedByTheDeadStateAndStartsTheRowAfresh() {
+        assertEquals(
+                "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL, [attempts] = 0,"
+                        + " [next_attempt_at] = NULL WHERE [id] = ? AND [sync_status] = 3",
+                only(() -> queue.requeueDead(1L)));
+    }
+
+    @Test
+    void requeueAllDeadIsOneBoundedUpdateSkippingLockedRows() {
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                        + " [sync_status] = 3 ORDER BY [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
+                        + " NULL, [claim_token] = NULL, [attempts] = 0, [next_attempt_at] = NULL WHERE [sync_status] = 3",
+                only(() -> queue.requeueAllDead(100)),
+                "the dead-state guard is repeated in the update: a row requeued meanwhile is not touched");
+    }
+
+    /** A data source whose connections record each statement and refuse it as a syntax error (not retried). */
+    private static final class Recording implements DataSource {
+        private final List<String> sent;
+
+        Recording(List<String> sent) {
+            this.sent = sent;
+        }
+
+        @Override
+        public Connection getConnection() {
+            return (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "prepareStatement", "prepareCall" -> {
+                                sent.add((String) args[0]);
+                                throw new SQLSyntaxErrorException("recorded, not run", "42000", 102);
+                            }
+                            case "getAutoCommit", "isClosed", "isReadOnly" -> {
+                                return false;
+                            }
+                            case "getTransactionIsolation" -> {
+                                return Connection.TRANSACTION_READ_COMMITTED;
+                            }
+                            case "isValid" -> {
+                                return true;
+                            }
+                            case "unwrap", "isWrapperFor" -> throw new SQLException("not a wrapper");
+                            case "hashCode" -> {
+                                return System.identityHashCode(proxy);
+                            }
+                            case "equals" -> {
+                                return proxy == args[0];
+                            }
+                            case "toString" -> {
+                                return "recording connection";
+                            }
+                            default -> {
+                                return null;
+                            }
+                        }
+                    });
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {}
+
+        @Override
+        public void setLoginTimeout(int seconds) {}
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,261 @@
+package dev.baton.testkit.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.BulkResult;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.ConfigurationException;
+import dev.baton.DeadMessage;
+import dev.baton.DeadRow;
+import dev.baton.EnqueueResult;
+import dev.baton.Message;
+import dev.baton.Outbox;
+import dev.baton.Outcome;
+import dev.baton.TransitionResult;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's dead-letter operations, defined once and run by every dialect module against real servers: dead rows
+ * of a claim queue and dead outbox messages listed with their reason (bounded, paged), counted, and requeued by a move
+ * guarded by the dead state, so that of two operators exactly one requeues a row.
+ */
+public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite {
+    private static final Duration LEASE = Duration.ofSeconds(60);
+
+    private TestDatabase db;
+    private Baton baton;
+    private JobsTable jobs;
+    private ClaimQueue<Sync> queue;
+
+    @Override
+    protected void setUp() {
+        db = database();
+        baton = Baton.using(db.dataSource());
+    }
+
+    @BeforeEach
+    void freshTable() {
+        jobs = JobsTable.create(db, "dead", true);
+        queue = jobs.queue(baton, LEASE);
+    }
+
+    @AfterEach
+    void dropTable() {
+        jobs.drop();
+    }
+
+    /** Claims every eligible row and dead-letters those in {@code dead} with reason {@code "r<id>"}, completes the rest. */
+    private void deadLetter(long... dead) {
+        List<ClaimedRow<Sync>> rows = queue.claim(queue.maxBatchSize());
+        for (ClaimedRow<Sync> r : rows) {
+            boolean isDead = false;
+            for (long d : dead) {
+                isDead |= r.longId() == d;
+            }
+            queue.apply(r, isDead ? Outcome.deadLetter("r" + r.longId()) : Outcome.complete(Sync.COMPLETED));
+        }
+    }
+
+    private static List<Long> ids(List<DeadRow> rows) {
+        List<Long> out = new ArrayList<>();
+        for (DeadRow r : rows) {
+            out.add(r.longId());
+        }
+        return out;
+    }
+
+    @Test
+    void listsDeadRowsLowestIdFirstWithTheirReasonBoundedAndPaged() {
+        jobs.insert(1, 6, Payment.PAID);
+        deadLetter(2, 3, 5, 6);
+        List<DeadRow> first = queue.deadRows(2);
+        assertEquals(List.of(2L, 3L), ids(first));
+        DeadRow two = first.get(0);
+        assertEquals("r2", two.lastError());
+        assertEquals(1, two.attempts());
+        assertEquals("p2", two.get("payload", String.class));
+        assertEquals(List.of(5L, 6L), ids(queue.deadRowsAfter(3L, 10)));
+        assertEquals(List.of(5L), ids(queue.deadRowsAfter(3L, 1)));
+        assertEquals(List.of(2L, 3L, 5L, 6L), ids(queue.deadRows(100)));
+        assertEquals(4, queue.deadCount());
+        assertEquals(4, queue.health().dead());
+    }
+
+    @Test
+    void requeueMovesOnlyADeadRowBackWithAFreshStartAndKeepsTheReason() {
+        jobs.insert(1, 3, Payment.PAID);
+        deadLetter(1);
+        db.execute("UPDATE " + jobs.name() + " SET attempts = 7 WHERE id = 1");
+        assertTrue(Sync.MACHINE.isTerminal(Sync.FAILED), "the dead state is terminal in the machine");
+
+        TransitionResult<Sync> r = queue.requeueDead(1L);
+        assertEquals(new TransitionResult.Applied<>(1L, Sync.PENDING), r);
+        assertEquals(1L, r.longId());
+        assertEquals(Sync.PENDING, jobs.sync(1));
+        assertEquals(0, ((Number) jobs.get(1, "attempts")).intValue(), "attempts start again from 0");
+        assertNull(jobs.get(1, "claim_token"));
+        assertNull(jobs.get(1, "lease_until"));
+        assertNull(jobs.get(1, "next_attempt_at"), "due at once");
+        assertEquals("r1", jobs.get(1, "last_error"), "the reason is kept until the next attempt");
+        assertEquals(0, queue.deadCount());
+
+        assertInstanceOf(TransitionResult.AlreadyInTarget.class, queue.requeueDead(1L), "requeued already");
+        List<ClaimedRow<Sync>> again = queue.claim(10);
+        assertEquals(1, again.size());
+        assertEquals(1L, again.get(0).longId());
+        assertEquals(1, again.get(0).attempt(), "the next claim is attempt 1");
+        assertEquals(
+                new TransitionResult.Rejected<>(1L, Sync.PROCESSING, Sync.PENDING),
+                queue.requeueDead(1L),
+                "a claimed row is not touched");
+        assertEquals(Sync.PROCESSING, jobs.sync(1));
+        assertEquals(again.get(0).token(), ((Number) jobs.get(1, "claim_token")).longValue());
+        assertEquals(
+                new TransitionResult.Rejected<>(2L, Sync.COMPLETED, Sync.PENDING),
+                queue.requeueDead(2L),
+                "a completed row is not touched");
+        assertEquals(Sync.COMPLETED, jobs.sync(2));
+        assertEquals(new TransitionResult.NotFound<>(99L), queue.requeueDead(99L));
+    }
+
+    @Test
+    void ofTwoConcurrentRequeuesOfOneRowExactlyOneMovesIt() throws Exception {
+        int n = 20;
+        jobs.insert(1, n, Payment.PAID);
+        long[] all = new long[n];
+        for (int i = 0; i < n; i++) {
+            all[i] = i + 1;
+        }
+        deadLetter(all);
+        Baton other = Baton.using(db.dataSource());
+        ClaimQueue<Sync> otherQueue = jobs.queue(other, LEASE);
+        for (long id = 1; id <= n; id++) {
+            long row = id;
+            List<TransitionResult<Sync>> results = Races.run(2, i -> (i == 0 ? queue : otherQueue).requeueDead(row));
+            assertEquals(1, Races.count(results, TransitionResult.Applied.class), "row " + id + ": " + results);
+            assertEquals(1, Races.count(results, TransitionResult.AlreadyInTarget.class), "row " + id + ": " + results);
+            assertEquals(Sync.PENDING, jobs.sync(id));
+        }
+        assertEquals(0, queue.deadCount());
+    }
+
+    @Test
+    void requeueAllDeadIsBoundedAndTakesTheLowestIdsFirst() {
+        jobs.insert(1, 6, Payment.PAID);
+        deadLetter(1, 2, 4, 5, 6);
+        assertEquals(new BulkResult(3, 1), queue.requeueAllDead(3));
+        assertEquals(Sync.PENDING, jobs.sync(1));
+        assertEquals(Sync.PENDING, jobs.sync(2));
+        assertEquals(Sync.COMPLETED, jobs.sync(3), "never dead: untouched");
+        assertEquals(Sync.PENDING, jobs.sync(4));
+        assertEquals(List.of(5L, 6L), ids(queue.deadRows(10)));
+        assertEquals(0, ((Number) jobs.get(4, "attempts")).intValue());
+        assertEquals("r4", jobs.get(4, "last_error"));
+        assertEquals(new BulkResult(2, 1), queue.requeueAllDead(3));
+        assertEquals(new BulkResult(0, 1), queue.requeueAllDead(3));
+        assertEquals(5, queue.claim(10).size());
+    }
+
+    @Test
+    void badInputIsRefusedWithATypedErrorBeforeAnySql() {
+        ClaimQueue<Sync> sending = jobs.sendingQueue(baton, LEASE);
+        jobs.drop(); // any SQL would now fail with a DataAccessException
+        for (int limit : new int[] {0, -1, Integer.MIN_VALUE}) {
+            assertThrows(ConfigurationException.class, () -> queue.deadRows(limit));
+            assertThrows(ConfigurationException.class, () -> queue.deadRowsAfter(1L, limit));
+            assertThrows(ConfigurationException.class, () -> queue.requeueAllDead(limit));
+            assertThrows(ConfigurationException.class, () -> sending.unknownRows(limit, Long.class));
+        }
+        assertThrows(ConfigurationException.class, () -> queue.requeueAllDead(queue.maxBatchSize() + 1));
+        assertThrows(NullPointerException.class, () -> queue.requeueDead(null));
+        assertThrows(NullPointerException.class, () -> queue.deadRowsAfter(null, 10));
+        jobs = JobsTable.create(db, "dead", true); // for the @AfterEach
+    }
+
+    @Test
+    void claimedRowsAndResultsReadIdsAndValuesTyped() {
+        jobs.insert(4, 1, Payment.PAID);
+        ClaimedRow<Sync> row = queue.claim(1).get(0);
+        assertEquals(4L, row.longId());
+        assertEquals(Long.valueOf(4), row.id(Long.class));
+        assertEquals(Integer.valueOf(4), row.id(Integer.class));
+        assertEquals(new java.math.BigDecimal(4), row.id(java.math.BigDecimal.class));
+        assertEquals("p4", row.get("payload", String.class));
+        assertThrows(ClassCastException.class, () -> row.get("payload", Long.class));
+        assertThrows(ClassCastException.class, () -> row.id(String.class));
+        assertEquals(4L, queue.complete(row, Sync.COMPLETED).longId());
+    }
+
+    @Test
+    void deadOutboxMessagesAreListedWithTheirReasonAndRequeuedOnce() throws Exception {
+        String table = TestDatabases.uniqueName("outbox");
+        assertTrue(baton.ownTables().createOutboxTable(table));
+        try {
+            Outbox outbox = baton.outbox(table);
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                EnqueueResult e = outbox.enqueue(Message.of("order.paid", "{\"order\":" + i + "}")
+                        .key("k" + i)
+                        .header("h", "v" + i));
+                ids.add(((EnqueueResult.Enqueued) e).id());
+            }
+            for (ClaimedRow<Outbox.Status> r : outbox.queue().claim(3)) {
+                outbox.queue()
+                        .apply(
+                                r,
+                                r.longId() == ids.get(1)
+                                        ? Outcome.complete(Outbox.Status.DELIVERED)
+                                        : Outcome.deadLetter("broker said no to " + r.longId()));
+            }
+            List<DeadMessage> dead = outbox.deadMessages(10);
+            assertEquals(2, dead.size());
+            DeadMessage first = dead.get(0);
+            assertEquals((long) ids.get(0), first.message().id());
+            assertEquals("order.paid", first.message().topic());
+            assertEquals("k0", first.message().key());
+            assertEquals("v0", first.message().headers().get("h"));
+            assertEquals("{\"order\":0}", first.message().payloadText());
+            assertEquals(1, first.message().attempt());
+            assertEquals("broker said no to " + ids.get(0), first.lastError());
+            assertEquals(
+                    List.of(ids.get(2)),
+                    List.of(outbox.deadMessagesAfter(ids.get(0), 10)
+                            .get(0)
+                            .message()
+                            .id()));
+            assertEquals(1, outbox.deadMessages(1).size());
+            assertEquals(2, outbox.deadCount());
+            assertThrows(ConfigurationException.class, () -> outbox.deadMessages(0));
+
+            List<TransitionResult<Outbox.Status>> race = Races.run(2, i -> outbox.requeueDead(ids.get(0)));
+            assertEquals(1, Races.count(race, TransitionResult.Applied.class), race.toString());
+            assertEquals(
+                    new TransitionResult.Rejected<>(ids.get(1), Outbox.Status.DELIVERED, Outbox.Status.PENDING),
+                    outbox.requeueDead(ids.get(1)),
+                    "a delivered message is not touched");
+            assertEquals(1, outbox.deadCount());
+            List<ClaimedRow<Outbox.Status>> again = outbox.queue().claim(3);
+            assertEquals(1, again.size());
+            assertEquals((long) ids.get(0), outbox.toMessage(again.get(0)).id());
+            assertEquals(1, again.get(0).attempt());
+            assertEquals(new BulkResult(1, 1), outbox.requeueAllDead(10));
+            assertEquals(0, outbox.deadCount());
+        } finally {
+            db.dropTableIfExists(table);
+        }
+    }
+}
