@@ -1,5 +1,7 @@
 package dev.baton;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Observes what Baton did, after it committed. Every method has a no-op default, so a listener implements only what
  * it needs. Listeners run on the thread that did the work, after the commit; they observe and must not block for
@@ -98,7 +100,12 @@ public interface BatonListener {
      * @param took how long the handler ran
      */
     default void onHandled(
-            String queue, Object id, int attempt, Outcome<?> outcome, Throwable failure, java.time.Duration took) {}
+            String queue,
+            Object id,
+            int attempt,
+            @Nullable Outcome<?> outcome,
+            @Nullable Throwable failure,
+            java.time.Duration took) {}
 
     /**
      * A message was stored in {@code outbox} (its table) by an operation on the data source, after the commit. An

@@ -1,7 +1,7 @@
 package dev.baton;
 
-import dev.baton.internal.worker.HandlerChain;
 import dev.baton.internal.TypedValues;
+import dev.baton.internal.worker.HandlerChain;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
 import java.util.ArrayList;

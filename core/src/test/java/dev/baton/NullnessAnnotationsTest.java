@@ -42,6 +42,8 @@ class NullnessAnnotationsTest {
      * parameter; the accessors have it.)
      */
     private static final List<String> NULLABLE = List.of(
+            "dev.baton.BatonListener#onHandled(String,Object,int,Outcome,Throwable,Duration) param 3",
+            "dev.baton.BatonListener#onHandled(String,Object,int,Outcome,Throwable,Duration) param 4",
             "dev.baton.BeginResult$Completed#equals(Object) param 0",
             "dev.baton.BulkTransition#set(String,Object) param 1",
             "dev.baton.ClaimQueue#resolveUnknown(Object,Outcome) param 1",
