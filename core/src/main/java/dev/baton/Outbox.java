@@ -214,8 +214,11 @@ public final class Outbox {
      */
     public EnqueueResult enqueue(Message message) {
         check(message);
-        return engine.autocommit(
-                "enqueue into outbox " + table, c -> insert(c, message), c -> insertAfterLostReply(c, message));
+        String operation = "enqueue into outbox " + table;
+        return engine.joinOr(
+                operation,
+                c -> enqueue(c, message),
+                () -> engine.autocommit(operation, c -> insert(c, message), c -> insertAfterLostReply(c, message)));
     }
 
     /**
@@ -231,12 +234,38 @@ public final class Outbox {
         String operation = "transition and enqueue into outbox " + table;
         SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, message);
         // after a lost commit the pair may be in: a row in the target state is then in doubt, not AlreadyInTarget
-        TransitionResult<S> result = engine.transaction(
-                operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, message)));
+        TransitionResult<S> result = engine.joinOr(
+                operation,
+                c -> transitionAndEnqueue(c, transition, message),
+                () -> engine.transaction(
+                        operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, message))));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
         }
         return result;
+    }
+
+    /**
+     * Like {@link #transitionAndEnqueue(Transition, Message)}, on the caller's connection and inside its transaction:
+     * the transition as {@link Transition#apply(Connection)} runs it, then, only if it was
+     * {@link TransitionResult.Applied}, the message as {@link #enqueue(Connection, Message)} stores it. A rollback of
+     * the caller's transaction undoes both. Never commits, rolls back or retries; fires no listeners.
+     *
+     * @return the transition's result
+     * @throws PayloadTooLargeException if the payload is over {@link Options#maxPayloadBytes} (before any SQL)
+     * @throws IllegalKeyException for an empty, blank or over-long topic, key or dedup key (before any SQL)
+     * @throws DataAccessException on a database failure (the caller decides about its transaction)
+     */
+    public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(
+            Connection connection, Transition<S> transition, Message message) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(transition, "transition");
+        check(message);
+        TransitionResult<S> r = transition.apply(connection);
+        if (r instanceof TransitionResult.Applied<S>) {
+            enqueue(connection, message);
+        }
+        return r;
     }
 
     /**
