@@ -2,6 +2,8 @@ package dev.baton.spring.boot;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.Outbox;
+import dev.baton.Outcome;
 import dev.baton.Worker;
 import java.time.Duration;
 import java.util.Objects;
@@ -50,6 +52,23 @@ public final class QueueWorker<S extends Enum<S>> {
      */
     public static <S extends Enum<S>> QueueWorker<S> of(ClaimQueue<S> queue, Worker.Handler<S> handler) {
         return new QueueWorker<>(queue, handler, builder -> {});
+    }
+
+    /**
+     * An outbox dispatcher: a worker over {@code outbox}'s queue that hands each message to {@code sink}, as
+     * {@link Outbox#dispatcher} does (delivered when the sink returns, retried when it throws, dead after the last
+     * attempt). Its properties are those of the outbox queue's name.
+     *
+     * @param outbox the outbox
+     * @param sink the broker or other destination
+     * @return the definition
+     */
+    public static QueueWorker<Outbox.Status> dispatcher(Outbox outbox, Outbox.Sink sink) {
+        Objects.requireNonNull(sink, "sink");
+        return of(outbox.queue(), row -> {
+            sink.deliver(outbox.toMessage(row));
+            return Outcome.complete(Outbox.Status.DELIVERED);
+        });
     }
 
     /**
