@@ -101,6 +101,11 @@ public class Payments {
         return r;
     }
 
+    /** An announcement, in whatever transaction is open (no {@code @Transactional}). */
+    public EnqueueResult announceOnly(long id) {
+        return outbox.enqueue(Message.of("payment.paid", Long.toString(id)));
+    }
+
     /** The transition and its announcement. */
     @Transactional
     public TransitionResult<Pay> payAndAnnounce(long id, boolean fail) {
