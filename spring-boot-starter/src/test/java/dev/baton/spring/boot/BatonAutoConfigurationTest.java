@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
+import dev.baton.ConfigurationException;
 import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import dev.baton.spring.boot.Orders.Pay;
@@ -113,6 +114,22 @@ class BatonAutoConfigurationTest {
                                     .map(r -> ((QueueReport) r).worker())
                                     .findFirst()
                                     .orElseThrow());
+        }
+    }
+
+    @Test
+    void aBadQueueSettingFailsTheStartNamingTheQueue() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> TestApp.start(
+                            db, orders, List.of(), "test.worker=true", "baton.queues.order-sync.batch-size=0")
+                    .close());
+            Throwable cause = e;
+            while (!(cause instanceof ConfigurationException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertInstanceOf(ConfigurationException.class, cause, e.toString());
+            assertTrue(cause.getMessage().contains("queue 'order-sync'"), cause.getMessage());
         }
     }
 
