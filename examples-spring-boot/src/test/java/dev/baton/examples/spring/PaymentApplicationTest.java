@@ -7,10 +7,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -18,23 +21,36 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * The example as its README command starts it (embedded PostgreSQL, no data source configured), on a real port:
  * duplicate callbacks, the timer job, the sweep and a late callback.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PaymentApplicationTest {
-    private static ConfigurableApplicationContext app;
-    private static HttpClient http;
-    private static String base;
-    private static JdbcClient jdbc;
+    private ConfigurableApplicationContext app;
+    private HttpClient http;
+    private String base;
+    private JdbcClient jdbc;
+
+    /** Arguments beyond the test's own: none, so the application starts its embedded PostgreSQL. */
+    List<String> arguments() {
+        return List.of();
+    }
+
+    /** Moves an order's creation 20 minutes back. */
+    String ageOrderSql() {
+        return "UPDATE orders SET created_at = created_at - INTERVAL '20 minutes' WHERE id = ?";
+    }
 
     @BeforeAll
-    static void start() {
-        app = PaymentApplication.application()
-                .run("--server.port=0", "--payments.expiry-sweep-interval=PT1H", "--spring.main.banner-mode=off");
+    void start() {
+        List<String> args = new ArrayList<>(
+                List.of("--server.port=0", "--payments.expiry-sweep-interval=PT1H", "--spring.main.banner-mode=off"));
+        args.addAll(arguments());
+        app = PaymentApplication.application().run(args.toArray(String[]::new));
         base = "http://localhost:" + app.getEnvironment().getProperty("local.server.port");
         http = HttpClient.newHttpClient();
         jdbc = app.getBean(JdbcClient.class);
     }
 
     @AfterAll
-    static void stop() {
+    void stop() {
         if (app != null) {
             app.close();
         }
@@ -71,8 +87,7 @@ class PaymentApplicationTest {
     @Test
     void theSweepExpiresAnUnpaidOrderAndALateCallbackIsRefunded() throws Exception {
         post("/orders", "{\"orderId\": 2, \"amountCents\": 500}");
-        jdbc.sql("UPDATE orders SET created_at = created_at - INTERVAL '20 minutes' WHERE id = 2")
-                .update();
+        jdbc.sql(ageOrderSql()).param(2).update();
         assertTrue(app.getBean(Payments.class).expireUnpaid() >= 1);
         String late = post(
                 "/gateway/callback",
@@ -81,11 +96,11 @@ class PaymentApplicationTest {
         assertEquals(0L, count("SELECT COUNT(*) FROM payment_ledger WHERE order_id = 2"));
     }
 
-    private static long count(String sql) {
+    private long count(String sql) {
         return jdbc.sql(sql).query(Long.class).single();
     }
 
-    private static String post(String path, String json) throws Exception {
+    private String post(String path, String json) throws Exception {
         HttpResponse<String> r = http.send(
                 HttpRequest.newBuilder(URI.create(base + path))
                         .header("Content-Type", "application/json")
@@ -96,7 +111,7 @@ class PaymentApplicationTest {
         return r.body();
     }
 
-    private static String get(String path) throws Exception {
+    private String get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString())
                 .body();
     }
