@@ -63,11 +63,15 @@ class BatonAutoConfigurationTest {
             assertEquals(1, payments.activeInside(), "Baton took a second connection inside the transaction");
             assertEquals(1, orders.count("id = 1 AND payment_status = 0 AND payment_transaction_id IS NULL"));
             assertEquals(0, orders.count(orders.outbox, "1 = 1"), "the message outlived the rollback");
+            TestApp.Transitions transitions = ctx.getBean(TestApp.Transitions.class);
+            assertEquals(List.of(), transitions.seen, "a listener heard of a transition that was rolled back");
 
             assertInstanceOf(TransitionResult.Applied.class, payments.pay(1, "gw-1", false));
             assertEquals(1, payments.activeInside());
             assertEquals(1, orders.count("id = 1 AND payment_status = 1 AND payment_transaction_id = 'gw-1'"));
             assertEquals(1, orders.count(orders.outbox, "1 = 1"));
+            assertEquals(1, transitions.seen.size(), "the listener bean hears of the committed transition");
+            assertInstanceOf(TransitionResult.Applied.class, transitions.seen.get(0));
 
             // the gateway calls back again: nothing changes, no second message
             assertInstanceOf(TransitionResult.AlreadyInTarget.class, payments.pay(1, "gw-1", false));

@@ -2,6 +2,7 @@ package dev.baton.spring.boot;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
+import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.Condition;
 import dev.baton.Message;
@@ -87,6 +88,22 @@ class TestApp {
         return QueueWorker.of(syncQueue, row -> Outcome.<Sync>complete(Sync.COMPLETED)
                         .set("third_party_guid", "guid-" + row.id()))
                 .configure(worker -> worker.name("test-sync"));
+    }
+
+    /** A listener bean: the starter adds it to the Baton bean. */
+    @Bean
+    Transitions transitions() {
+        return new Transitions();
+    }
+
+    /** Records the transitions Baton reports, as a metrics listener would count them. */
+    static final class Transitions implements BatonListener {
+        final List<TransitionResult<?>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onTransition(String table, TransitionResult<?> result) {
+            seen.add(result);
+        }
     }
 
     @Bean
