@@ -11,4 +11,5 @@ module dev.baton {
     exports dev.baton.spi;
 
     uses dev.baton.spi.Dialect;
+    uses dev.baton.spi.HostTransactions;
 }

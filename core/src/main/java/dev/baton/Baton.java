@@ -2,7 +2,9 @@ package dev.baton;
 
 import dev.baton.internal.Dialects;
 import dev.baton.internal.Engine;
+import dev.baton.internal.HostLookup;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.HostTransactions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,6 +22,14 @@ import javax.sql.DataSource;
  *     .setNow("paid_at")
  *     .apply();
  * }</pre>
+ *
+ * <p><b>Host transactions.</b> Every data-source operation first asks the {@link HostTransactions} found with
+ * {@link java.util.ServiceLoader} (for example {@code baton-spring}'s, for {@code @Transactional} and
+ * {@code TransactionTemplate}) whether the calling thread has a transaction open on this data source. If so, the
+ * operation joins it: its statements run on that transaction's connection, it never commits, rolls back or retries
+ * there, and listeners are called after that transaction commits (never if it rolls back). If not, the operation runs
+ * in a transaction of its own, committed and retried on transient failures. Worker threads, heartbeats and DDL
+ * ({@link OwnTables}) always run their own.
  */
 public final class Baton {
     private final Engine engine;
@@ -46,6 +56,44 @@ public final class Baton {
     /** The dialect in use. */
     public Dialect dialect() {
         return engine.dialect();
+    }
+
+    /**
+     * True when {@code failure} or one of its causes is a driver exception this database reports for a failure that a
+     * new attempt of the whole transaction may not meet: deadlock, serialization failure, lock timeout, lost
+     * connection. For callers who run and retry their own transactions (Baton retries its own), e.g. as the
+     * predicate of a retry policy around a host transaction. Thread-safe.
+     *
+     * @param failure any exception, e.g. a {@link DataAccessException} or Spring's {@code DataAccessException}; null
+     *     gives false
+     */
+    public boolean isTransient(Throwable failure) {
+        return engine.isTransient(failure);
+    }
+
+    /**
+     * Runs {@code work} in one transaction on a connection of Baton's own and commits it; retries the whole
+     * transaction (after a rollback) when it fails {@link #isTransient transiently}, as
+     * {@link Builder#transientRetry} allows. Data-source operations of this {@code Baton} called inside, on this thread,
+     * join the transaction, and their listener calls wait for its commit. Inside a host transaction (see the class
+     * comment), runs {@code work} once on the host's connection: only the host can retry its transaction. Thread-safe.
+     *
+     * <pre>{@code
+     * TransitionResult<Payment> r = baton.inTransaction(c -> {
+     *     TransitionResult<Payment> t = orders.transition(id, Payment.PENDING, Payment.PAID).apply();
+     *     outbox.enqueue(Message.of("payment.paid", id.toString()));   // same transaction
+     *     return t;
+     * });
+     * }</pre>
+     *
+     * @param work runs once per attempt; must not commit, roll back or keep the connection
+     * @return what the last attempt of {@code work} returned
+     * @throws DataAccessException on a failure that is not transient, or one that outlasted the retries
+     * @throws RuntimeException what {@code work} threw (the transaction is rolled back)
+     */
+    public <T> T inTransaction(TransactionWork<T> work) {
+        Objects.requireNonNull(work, "work");
+        return engine.inTransaction("transaction", work::run);
     }
 
     /**
@@ -130,6 +178,7 @@ public final class Baton {
         private RetryPolicy transientRetry = RetryPolicy.transientDefault();
         private final List<BatonListener> listeners = new ArrayList<>();
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
+        private List<HostTransactions> hostTransactions;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -167,13 +216,26 @@ public final class Baton {
         }
 
         /**
-         * Builds the instance, detecting the dialect if none was set.
+         * Joins the transactions {@code hosts} finds instead of those of the implementations registered with
+         * {@link java.util.ServiceLoader} (the default). {@link HostTransactions#NONE} makes every operation run in a
+         * transaction of its own.
+         */
+        public Builder hostTransactions(HostTransactions hosts) {
+            this.hostTransactions = List.of(Objects.requireNonNull(hosts, "hosts"));
+            return this;
+        }
+
+        /**
+         * Builds the instance: unwraps the data source as the {@link HostTransactions} ask (e.g. Spring's
+         * {@code TransactionAwareDataSourceProxy} to its target), then detects the dialect if none was set.
          *
          * @throws UnsupportedDatabaseException if no dialect supports the database
          */
         public Baton build() {
-            Dialect d = dialect != null ? dialect : Dialects.detect(dataSource);
-            return new Baton(new Engine(dataSource, d, transientRetry, listeners, interceptors));
+            HostLookup hosts = HostLookup.of(hostTransactions != null ? hostTransactions : HostLookup.discovered());
+            DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
+            Dialect d = dialect != null ? dialect : Dialects.detect(target);
+            return new Baton(new Engine(target, d, transientRetry, listeners, hosts, interceptors));
         }
     }
 }

@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * long. An exception thrown by a listener is caught and logged: it never undoes or fails the operation.
  *
  * <p>Operations on a caller's {@link java.sql.Connection} do not fire listeners: Baton does not know when, or
- * whether, the caller commits.
+ * whether, the caller commits. Data-source operations that join a host transaction (see {@link Baton}, e.g.
+ * Spring's with {@code baton-spring}) fire after that transaction commits, on the committing thread, and never if it
+ * rolls back; so do those inside {@link Baton#inTransaction}.
  */
 public interface BatonListener {
 

@@ -10,6 +10,7 @@ import dev.baton.internal.queue.Inspection;
 import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.queue.QueueShape;
 import dev.baton.internal.queue.Sweeps;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,6 +139,19 @@ public final class ClaimQueue<S extends Enum<S>> {
         return claimed;
     }
 
+    /**
+     * Like {@link #claim(int)}, on the caller's connection and inside its transaction: the claim (lease, token,
+     * attempt) commits or rolls back with it, and until then other claimers skip the rows. Never commits, rolls back
+     * or retries; fires no listeners.
+     *
+     * @throws ConfigurationException if {@code batchSize} is outside 1..{@link #maxBatchSize()}
+     * @throws DataAccessException on a database failure (the caller decides about its transaction)
+     */
+    public List<ClaimedRow<S>> claim(Connection connection, int batchSize) {
+        Objects.requireNonNull(connection, "connection");
+        return shape.engine.onCaller(connection, () -> claimer.claim(batchSize));
+    }
+
     /** The SQL text of a claim of {@code batchSize} rows, statement by statement (for logs and exact-SQL tests). */
     public List<String> claimSql(int batchSize) {
         return claimer.statement(batchSize).sql();
@@ -160,6 +174,34 @@ public final class ClaimQueue<S extends Enum<S>> {
      */
     public LeaseResult<S> apply(ClaimedRow<S> row, Outcome<S> outcome) {
         return applyAll(List.of(new Decision<>(row, outcome))).get(0);
+    }
+
+    /**
+     * Like {@link #complete(ClaimedRow, Enum)}, on the caller's connection and inside its transaction, so that the
+     * handler's own writes and the fenced completion commit together. Never commits, rolls back or retries.
+     */
+    public LeaseResult<S> complete(Connection connection, ClaimedRow<S> row, S target) {
+        return apply(connection, row, Outcome.complete(target));
+    }
+
+    /**
+     * Like {@link #apply(ClaimedRow, Outcome)}, on the caller's connection and inside its transaction. A write the
+     * database refuses is thrown (the caller's transaction decides), not dead-lettered. Never commits, rolls back or
+     * retries; fires no listeners.
+     */
+    public LeaseResult<S> apply(Connection connection, ClaimedRow<S> row, Outcome<S> outcome) {
+        return applyAll(connection, List.of(new Decision<>(row, outcome))).get(0);
+    }
+
+    /**
+     * Like {@link #applyAll(List)}, on the caller's connection and inside its transaction. Never commits, rolls back
+     * or retries; fires no listeners.
+     *
+     * @throws DataAccessException on a database failure, including a write the database refuses
+     */
+    public List<LeaseResult<S>> applyAll(Connection connection, List<Decision<S>> decisions) {
+        Objects.requireNonNull(connection, "connection");
+        return shape.engine.onCaller(connection, () -> applyAll(decisions));
     }
 
     /**
@@ -267,11 +309,19 @@ public final class ClaimQueue<S extends Enum<S>> {
      * for reconciliation ({@link #reclaimExpired()}).
      *
      * @throws ConfigurationException if the queue has no sending state
+     * @throws BatonException if called inside a host transaction (see {@link Baton}): the mark must commit before the
+     *     call, and a connection of its own could wait forever on a lock the caller holds
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row) {
         if (shape.sending == null) {
             throw new ConfigurationException(
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
+        }
+        if (shape.engine.inHostTransaction()) {
+            // joined, the mark would not be committed before the call; on a connection of its own it could wait
+            // forever on a lock the caller's transaction holds
+            throw new BatonException("markSending in queue '" + shape.name + "' must commit before the external call:"
+                    + " call it outside a transaction");
         }
         LeaseResult<S> marked = writes.markSending(row);
         refused(List.of(marked), BatonListener.FencedWrite.SEND);

@@ -104,8 +104,11 @@ public final class IdempotencyKeys {
     public BeginResult begin(String scope, String key, String fingerprint) {
         checkKey(scope, key, fingerprint);
         long fence = RANDOM.nextLong();
-        return engine.autocommit(
-                "begin idempotency key " + describe(scope, key), c -> beginOn(c, scope, key, fingerprint, fence));
+        String operation = "begin idempotency key " + describe(scope, key);
+        return engine.joinOr(
+                operation,
+                c -> onCaller(c, operation, k -> beginOn(k, scope, key, fingerprint, fence)),
+                () -> engine.autocommit(operation, c -> beginOn(c, scope, key, fingerprint, fence)));
     }
 
     /**
@@ -141,9 +144,11 @@ public final class IdempotencyKeys {
     public FinishResult complete(IdempotencyToken token, byte[] response) {
         checkToken(token);
         checkResponse(token, response);
-        return engine.autocommit(
-                "complete idempotency key " + describe(token.scope(), token.key()),
-                c -> completeOn(c, token, response));
+        String operation = "complete idempotency key " + describe(token.scope(), token.key());
+        return engine.joinOr(
+                operation,
+                c -> onCaller(c, operation, k -> completeOn(k, token, response)),
+                () -> engine.autocommit(operation, c -> completeOn(c, token, response)));
     }
 
     /**
@@ -176,7 +181,11 @@ public final class IdempotencyKeys {
      */
     public FinishResult fail(IdempotencyToken token) {
         checkToken(token);
-        return engine.autocommit("fail idempotency key " + describe(token.scope(), token.key()), c -> failOn(c, token));
+        String operation = "fail idempotency key " + describe(token.scope(), token.key());
+        return engine.joinOr(
+                operation,
+                c -> onCaller(c, operation, k -> failOn(k, token)),
+                () -> engine.autocommit(operation, c -> failOn(c, token)));
     }
 
     /**

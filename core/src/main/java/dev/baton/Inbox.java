@@ -73,11 +73,15 @@ public final class Inbox {
         check(source, messageId);
         long receipt = RANDOM.nextLong();
         boolean[] retry = {false};
-        return engine.autocommit("receive message '" + messageId + "' from '" + source + "'", c -> {
-            boolean mayBeOurs = retry[0];
-            retry[0] = true;
-            return receive(c, source, messageId, receipt, mayBeOurs);
-        });
+        String operation = "receive message '" + messageId + "' from '" + source + "'";
+        return engine.joinOr(
+                operation,
+                c -> receive(c, source, messageId),
+                () -> engine.autocommit(operation, c -> {
+                    boolean mayBeOurs = retry[0];
+                    retry[0] = true;
+                    return receive(c, source, messageId, receipt, mayBeOurs);
+                }));
     }
 
     /**

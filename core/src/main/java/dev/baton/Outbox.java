@@ -236,13 +236,16 @@ public final class Outbox {
     public EnqueueResult enqueue(Message message) {
         check(message);
         Message m = withHeaders(message);
-        long receipt = RANDOM.nextLong();
-        EnqueueResult r = engine.autocommit(
-                "enqueue into outbox " + table, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
-        if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
-            engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
-        }
-        return r;
+        String operation = "enqueue into outbox " + table;
+        return engine.joinOr(operation, c -> enqueue(c, message), () -> {
+            long receipt = RANDOM.nextLong();
+            EnqueueResult r = engine.autocommit(
+                    operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
+            if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
+                engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
+            }
+            return r;
+        });
     }
 
     /** The message with the headers the interceptors add (trace context); headers it has are kept. */
@@ -273,8 +276,11 @@ public final class Outbox {
         long[] enqueued = {-1};
         SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, enqueued);
         // after a lost commit the pair may be in: a row in the target state is then in doubt, not AlreadyInTarget
-        TransitionResult<S> result = engine.transaction(
-                operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, m, enqueued)));
+        TransitionResult<S> result = engine.joinOr(
+                operation,
+                c -> transitionAndEnqueue(c, transition, message),
+                () -> engine.transaction(
+                        operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, m, enqueued))));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
             if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
@@ -282,6 +288,29 @@ public final class Outbox {
             }
         }
         return result;
+    }
+
+    /**
+     * Like {@link #transitionAndEnqueue(Transition, Message)}, on the caller's connection and inside its transaction:
+     * the transition as {@link Transition#apply(Connection)} runs it, then, only if it was
+     * {@link TransitionResult.Applied}, the message as {@link #enqueue(Connection, Message)} stores it. A rollback of
+     * the caller's transaction undoes both. Never commits, rolls back or retries; fires no listeners.
+     *
+     * @return the transition's result
+     * @throws PayloadTooLargeException if the payload is over {@link Options#maxPayloadBytes} (before any SQL)
+     * @throws IllegalKeyException for an empty, blank or over-long topic, key or dedup key (before any SQL)
+     * @throws DataAccessException on a database failure (the caller decides about its transaction)
+     */
+    public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(
+            Connection connection, Transition<S> transition, Message message) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(transition, "transition");
+        check(message);
+        TransitionResult<S> r = transition.apply(connection);
+        if (r instanceof TransitionResult.Applied<S>) {
+            enqueue(connection, message);
+        }
+        return r;
     }
 
     /**

@@ -98,8 +98,9 @@ public final class OwnTables {
 
     private boolean create(String table, List<String> ddl) {
         try {
-            // One transaction where DDL is transactional (PostgreSQL, SQL Server): never half a table.
-            return engine.transaction("create table " + table, c -> {
+            // One transaction where DDL is transactional (PostgreSQL, SQL Server): never half a table. Never the host's
+            // transaction: MySQL and MariaDB commit an open transaction before DDL.
+            return engine.ownTransaction("create table " + table, c -> {
                 if (new SchemaCheck(c, engine.dialect(), table).tableFound()) {
                     return false;
                 }
@@ -112,7 +113,7 @@ public final class OwnTables {
             });
         } catch (DataAccessException e) {
             // another process created it between our check and our CREATE
-            boolean exists = engine.autocommit(
+            boolean exists = engine.ownTransaction(
                     "look for table " + table, c -> new SchemaCheck(c, engine.dialect(), table).tableFound());
             if (exists) {
                 return false;

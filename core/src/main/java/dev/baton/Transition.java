@@ -71,7 +71,8 @@ public final class Transition<S extends Enum<S>> {
 
     /**
      * Runs the transition on the data source in its own autocommit statement, retrying transient failures; fires
-     * listeners after it committed.
+     * listeners after it committed. Inside a host transaction (see {@link Baton}), runs as {@link #apply(Connection)}
+     * on that transaction's connection, and listeners wait for its commit.
      *
      * @return what happened; never null; {@link TransitionResult.InDoubt} when a lost connection leaves open whether
      *     this call moved the row
@@ -80,8 +81,9 @@ public final class Transition<S extends Enum<S>> {
      */
     public TransitionResult<S> apply() {
         Engine engine = table.engine();
-        TransitionResult<S> result = engine.autocommit(
-                "transition " + table.table() + " id " + id + " to " + target, this::execute, c -> inDoubt(execute(c)));
+        String operation = "transition " + table.table() + " id " + id + " to " + target;
+        TransitionResult<S> result = engine.joinOr(
+                operation, this::apply, () -> engine.autocommit(operation, this::execute, c -> inDoubt(execute(c))));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(table.table(), result));
         }

@@ -6,6 +6,8 @@ import dev.baton.DataAccessException;
 import dev.baton.RetryPolicy;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.HostTransaction;
+import dev.baton.spi.HostTransactions;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -15,14 +17,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Shared machinery of one {@code Baton} instance: the data source, the dialect, the transient-failure retry policy
- * and the listeners. Runs units of work in autocommit mode or in a READ COMMITTED transaction, retrying transient
- * failures with backoff. Immutable and thread-safe.
+ * Shared machinery of one {@code Baton} instance: the data source, the dialect, the transient-failure retry policy,
+ * the listeners and the host transactions to join. Runs units of work in the host's transaction when one is active on
+ * the calling thread ({@link HostTransactions}), else in autocommit mode or in a READ COMMITTED transaction of its
+ * own, retrying transient failures with backoff. Immutable and thread-safe.
  */
 public final class Engine {
     private static final Logger log = LoggerFactory.getLogger(Engine.class);
@@ -34,23 +39,29 @@ public final class Engine {
     private final RetryPolicy transientRetry;
     private final List<BatonListener> listeners;
     private final List<BatonInterceptor> interceptors;
+    private final HostTransactions hosts;
 
-    /** Creates an engine. */
+    /** Creates an engine that never joins a host transaction. */
     public Engine(DataSource dataSource, Dialect dialect, RetryPolicy transientRetry, List<BatonListener> listeners) {
-        this(dataSource, dialect, transientRetry, listeners, List.of());
+        this(dataSource, dialect, transientRetry, listeners, HostTransactions.NONE, List.of());
     }
 
-    /** Creates an engine with interceptors. */
+    /**
+     * Creates an engine that joins the transactions {@code hosts} finds for {@code dataSource} (which must already be
+     * {@link HostTransactions#target unwrapped}), with interceptors (outermost first).
+     */
     public Engine(
             DataSource dataSource,
             Dialect dialect,
             RetryPolicy transientRetry,
             List<BatonListener> listeners,
+            HostTransactions hosts,
             List<BatonInterceptor> interceptors) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.transientRetry = transientRetry;
         this.listeners = List.copyOf(listeners);
+        this.hosts = hosts;
         this.interceptors = List.copyOf(interceptors);
     }
 
@@ -100,7 +111,74 @@ public final class Engine {
         return withRetry(operation, true, work, afterLostReply);
     }
 
+    /**
+     * Runs {@code work} in a READ COMMITTED transaction of its own even when a host transaction is active: for DDL
+     * (which commits an open transaction on MySQL and MariaDB) and checks made while configuring.
+     */
+    public <T> T ownTransaction(String operation, SqlWork<T> work) {
+        return ownWithRetry(operation, true, work, work);
+    }
+
+    /**
+     * Runs {@code callerForm} (an operation's form for a caller's connection: it never commits and protects the
+     * caller's transaction, e.g. with a savepoint) on the host transaction's connection when one is active on this
+     * thread, else {@code own} (the operation's data-source form).
+     *
+     * @throws DataAccessException if the host cannot hand out its connection
+     */
+    public <T> T joinOr(String operation, Function<Connection, T> callerForm, Supplier<T> own) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host == null) {
+            return own.get();
+        }
+        return joined(operation, host, callerForm::apply);
+    }
+
+    /**
+     * Runs {@code dataSourceForm} (an operation's data-source form) with the caller's connection bound to this thread
+     * as the host transaction, so that every statement it runs goes to {@code connection}: how operations without a
+     * hand-written caller form get one. Listener calls it defers are dropped: caller forms fire none.
+     */
+    public <T> T onCaller(Connection connection, Supplier<T> dataSourceForm) {
+        BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, connection);
+        try {
+            return dataSourceForm.get();
+        } finally {
+            bound.close();
+        }
+    }
+
+    /** True when a host transaction is active for this data source on this thread (Baton would join it). */
+    public boolean inHostTransaction() {
+        return hosts.current(dataSource) != null;
+    }
+
     private <T> T withRetry(String operation, boolean transactional, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            return joined(operation, host, work);
+        }
+        return ownWithRetry(operation, transactional, work, afterLostReply);
+    }
+
+    /**
+     * Runs {@code work} on the host transaction's connection: no commit, no rollback, no settings changed, no retry
+     * (a transient failure has spoiled the host's transaction, which only its owner can roll back and run again).
+     */
+    private <T> T joined(String operation, HostTransaction host, SqlWork<T> work) {
+        try {
+            Connection c = host.connection();
+            try {
+                return work.run(c);
+            } finally {
+                host.release(c);
+            }
+        } catch (SQLException e) {
+            throw new DataAccessException(operation + " failed in the host's transaction", e);
+        }
+    }
+
+    private <T> T ownWithRetry(String operation, boolean transactional, SqlWork<T> work, SqlWork<T> afterLostReply) {
         boolean lost = false;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -253,8 +331,23 @@ public final class Engine {
         }
     }
 
-    /** Calls every listener, catching and logging what they throw. */
+    /**
+     * Calls every listener, catching and logging what they throw: at once, or after the host transaction commits when
+     * one is active on this thread (never, if it rolls back).
+     */
     public void fire(Consumer<BatonListener> call) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            host.afterCommit(() -> fireNow(call));
+        } else {
+            fireNow(call);
+        }
+    }
+
+    private void fireNow(Consumer<BatonListener> call) {
         for (BatonListener l : listeners) {
             try {
                 call.accept(l);
@@ -267,6 +360,70 @@ public final class Engine {
     /** True when any listener is registered (lets hot paths skip building events). */
     public boolean hasListeners() {
         return !listeners.isEmpty();
+    }
+
+    /**
+     * True when {@code failure} or one of its causes is an {@link SQLException} the dialect classifies as transient
+     * (deadlock, serialization failure, lock timeout) or as a lost connection.
+     */
+    public boolean isTransient(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException e && dialect.diagnostics().classify(e).retryable()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Runs {@code work} in a READ COMMITTED transaction on a connection of its own, bound to this thread so that
+     * data-source operations called inside join it; commits, then runs the listener calls deferred inside. Retries the
+     * whole transaction (after a rollback) on a {@link #isTransient transient} failure, as the retry policy allows.
+     * Inside a host transaction, runs {@code work} once on the host's connection instead (only the host's owner can
+     * retry it).
+     */
+    public <T> T inTransaction(String operation, SqlWork<T> work) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            return joined(operation, host, work);
+        }
+        for (int attempt = 1; ; attempt++) {
+            List<Runnable> afterCommit = new java.util.ArrayList<>();
+            try {
+                T result = once(true, c -> {
+                    try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
+                        T r = work.run(c);
+                        afterCommit.addAll(bound.afterCommitActions());
+                        return r;
+                    }
+                });
+                afterCommit.forEach(Runnable::run);
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                if (!isTransient(e) || attempt >= transientRetry.maxAttempts()) {
+                    if (e instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    throw new DataAccessException(
+                            operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""),
+                            (SQLException) e);
+                }
+                int failed = attempt;
+                fireNow(l -> l.onTransientRetry(operation, failed, e instanceof SQLException s ? s : sqlCause(e)));
+                log.debug("{}: transient failure on attempt {} ({}), retrying", operation, attempt, e.getMessage());
+                sleep(transientRetry.delayBefore(
+                        attempt, ThreadLocalRandom.current().nextDouble()));
+            }
+        }
+    }
+
+    private static SQLException sqlCause(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException e) {
+                return e;
+            }
+        }
+        return new SQLException(failure);
     }
 
     private static void sleep(Duration d) {

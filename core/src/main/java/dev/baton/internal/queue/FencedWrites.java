@@ -114,8 +114,8 @@ public final class FencedWrites<S extends Enum<S>> {
                     results = shape.engine.transaction(
                             operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
                 } catch (DataAccessException e) {
-                    if (!refusedByDatabase(e)) {
-                        throw e;
+                    if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
+                        throw e; // in the caller's transaction the refusal is the caller's to handle
                     }
                     // One outcome the database refuses must not roll back the others forever: write each alone
                     // (only after a failure, so the common path keeps its single transaction).
@@ -159,8 +159,8 @@ public final class FencedWrites<S extends Enum<S>> {
             return shape.engine.autocommit(
                     operation, reported(c -> run(c, List.of(p))), reported(c -> runAfterLostReply(c, List.of(p))));
         } catch (DataAccessException e) {
-            if (!refusedByDatabase(e)) {
-                throw e;
+            if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
+                throw e; // in the caller's transaction the refusal is the caller's to handle
             }
             Prepared<S> dead =
                     deadLetter(d.row(), "the database refused the outcome " + d.outcome() + ": " + e.getMessage());

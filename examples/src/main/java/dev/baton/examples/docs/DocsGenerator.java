@@ -38,13 +38,19 @@ public final class DocsGenerator {
     private static final Pattern BLOCK = Pattern.compile(
             "(<!-- (snippet|diagram|schema): ([A-Za-z0-9_.$ -]+) -->\\n)(.*?)(<!-- /\\2 -->)", Pattern.DOTALL);
 
+    /** The directories, relative to the repository root, whose Java sources hold the guide's tagged regions. */
+    public static final List<String> SOURCE_ROOTS = List.of("examples/src", "examples-spring-boot/src");
+
     private final Path root;
     private final Map<String, String> regions;
 
     /** A generator for the repository at {@code root} (the directory holding {@code examples/} and {@code docs/}). */
     public DocsGenerator(Path root) {
         this.root = root;
-        this.regions = regions(root.resolve("examples/src"));
+        this.regions = regions(SOURCE_ROOTS.stream()
+                .map(root::resolve)
+                .filter(Files::isDirectory)
+                .toList());
     }
 
     /** Rewrites every page under {@code docs/src} whose generated blocks are stale. */
@@ -145,13 +151,17 @@ public final class DocsGenerator {
         }
     }
 
-    private static Map<String, String> regions(Path sources) {
+    private static Map<String, String> regions(List<Path> sourceRoots) {
         Map<String, String> out = new LinkedHashMap<>();
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(sources)) {
-            files = walk.filter(p -> p.toString().endsWith(".java")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        List<Path> files = new ArrayList<>();
+        for (Path sources : sourceRoots) {
+            try (Stream<Path> walk = Files.walk(sources)) {
+                files.addAll(walk.filter(p -> p.toString().endsWith(".java"))
+                        .sorted()
+                        .toList());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
         for (Path file : files) {
             List<String> lines;

@@ -98,13 +98,19 @@ class DocsTest {
 
     private static String allSources() {
         StringBuilder sb = new StringBuilder();
-        try (Stream<Path> files = Files.walk(ROOT.resolve("examples/src"))) {
-            for (Path p :
-                    files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
-                sb.append(Files.readString(p, StandardCharsets.UTF_8)).append("\n\u0000\n");
+        for (String root : DocsGenerator.SOURCE_ROOTS) {
+            if (!Files.isDirectory(ROOT.resolve(root))) {
+                continue;
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            try (Stream<Path> files = Files.walk(ROOT.resolve(root))) {
+                for (Path p : files.filter(f -> f.toString().endsWith(".java"))
+                        .sorted()
+                        .toList()) {
+                    sb.append(Files.readString(p, StandardCharsets.UTF_8)).append("\n\u0000\n");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
         return sb.toString();
     }

@@ -1,0 +1,207 @@
+package dev.baton.spring.boot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.ConfigurationException;
+import dev.baton.TransitionResult;
+import dev.baton.Worker;
+import dev.baton.spring.boot.Orders.Pay;
+import dev.baton.spring.boot.actuate.BatonEndpoint;
+import dev.baton.spring.boot.actuate.BatonHealthIndicator;
+import dev.baton.testservers.DatabaseKind;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The starter in a real Spring Boot context on each server: the bean, transactions, workers, health. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(
+        value = TestServer.class,
+        names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "MARIADB_LOCAL", "MARIADB_EMBEDDED"})
+class BatonAutoConfigurationTest {
+    @Parameter
+    TestServer server;
+
+    @Test
+    void theBatonBeanIsBuiltOverTheApplicationsDataSourceAndCreatesItsOwnTables() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext ctx = TestApp.start(db, orders, List.of())) {
+            Baton baton = ctx.getBean(Baton.class);
+            assertEquals(
+                    db.kind() == DatabaseKind.POSTGRES ? "PostgresDialect" : "MySqlDialect",
+                    baton.dialect().getClass().getSimpleName());
+            assertEquals(
+                    List.of(orders.outbox), ctx.getBean(OwnTablesCreated.class).created());
+            assertEquals(0, orders.count(orders.outbox, "1 = 1"));
+        }
+    }
+
+    @Test
+    void aTransitionAndAnOutboxMessageInsideTransactionalRollBackAndCommitWithIt() throws Exception {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext ctx = TestApp.start(db, orders, List.of())) {
+            TestApp.PaymentService payments = ctx.getBean(TestApp.PaymentService.class);
+            orders.insert(1, Pay.PENDING);
+
+            assertThrows(IllegalStateException.class, () -> payments.pay(1, "gw-1", true));
+            assertTrue(payments.txActive());
+            assertEquals(1, payments.activeInside(), "Baton took a second connection inside the transaction");
+            assertEquals(1, orders.count("id = 1 AND payment_status = 0 AND payment_transaction_id IS NULL"));
+            assertEquals(0, orders.count(orders.outbox, "1 = 1"), "the message outlived the rollback");
+            TestApp.Transitions transitions = ctx.getBean(TestApp.Transitions.class);
+            assertEquals(List.of(), transitions.seen, "a listener heard of a transition that was rolled back");
+
+            assertInstanceOf(TransitionResult.Applied.class, payments.pay(1, "gw-1", false));
+            assertEquals(1, payments.activeInside());
+            assertEquals(1, orders.count("id = 1 AND payment_status = 1 AND payment_transaction_id = 'gw-1'"));
+            assertEquals(1, orders.count(orders.outbox, "1 = 1"));
+            assertEquals(1, transitions.seen.size(), "the listener bean hears of the committed transition");
+            assertInstanceOf(TransitionResult.Applied.class, transitions.seen.get(0));
+
+            // the gateway calls back again: nothing changes, no second message
+            assertInstanceOf(TransitionResult.AlreadyInTarget.class, payments.pay(1, "gw-1", false));
+            assertEquals(1, orders.count(orders.outbox, "1 = 1"));
+        }
+    }
+
+    @Test
+    void aWorkerBeanStartsWithTheContextAndStopsWhenItCloses() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            orders.insert(1, Pay.PAID);
+            orders.insert(2, Pay.PENDING); // not eligible: stays
+            Worker worker;
+            try (ConfigurableApplicationContext ctx =
+                    TestApp.start(db, orders, List.of(), "test.worker=true", "baton.queues.order-sync.concurrency=2")) {
+                BatonWorkers workers = ctx.getBean(BatonWorkers.class);
+                assertTrue(workers.isRunning());
+                worker = workers.running().get("order-sync");
+                assertTrue(worker.isRunning());
+                await(() -> orders.count("id = 1 AND sync_status = 2 AND third_party_guid = 'guid-1'") == 1);
+                assertEquals(1, orders.count("id = 2 AND sync_status = 0"));
+            }
+            assertFalse(worker.isRunning(), "the worker outlived the context");
+            orders.insert(3, Pay.PAID);
+            sleep(1500); // a worker still polling would take it
+            assertEquals(1, orders.count("id = 3 AND sync_status = 0"));
+        }
+    }
+
+    @Test
+    void noWorkerStartsWhenWorkersAreDisabled() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext ctx = TestApp.start(
+                        db, orders, List.of(), "test.worker=true", "baton.queues.order-sync.enabled=false")) {
+            assertEquals(Map.of(), ctx.getBean(BatonWorkers.class).running());
+            Map<String, Object> details =
+                    ctx.getBean(BatonHealthIndicator.class).health(true).getDetails();
+            assertEquals(
+                    "disabled",
+                    ((Map<?, ?>) details.get("queues"))
+                            .values().stream()
+                                    .map(r -> ((QueueReport) r).worker())
+                                    .findFirst()
+                                    .orElseThrow());
+        }
+    }
+
+    @Test
+    void aBadQueueSettingFailsTheStartNamingTheQueue() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> TestApp.start(
+                            db, orders, List.of(), "test.worker=true", "baton.queues.order-sync.batch-size=0")
+                    .close());
+            Throwable cause = e;
+            while (!(cause instanceof ConfigurationException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertInstanceOf(ConfigurationException.class, cause, e.toString());
+            assertTrue(cause.getMessage().contains("queue 'order-sync'"), cause.getMessage());
+        }
+    }
+
+    @Test
+    void healthIsDownWhileTheDatabaseDoesNotAnswerAndUpAgainAfterwards() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext ctx =
+                        TestApp.start(db, orders, List.of(TestApp.OutageConfig.class), "test.worker=true")) {
+            BatonHealthIndicator health = ctx.getBean(BatonHealthIndicator.class);
+            TestApp.Outage outage = ctx.getBean(TestApp.Outage.class);
+            assertEquals(Status.UP, health.health(true).getStatus());
+
+            outage.down = true;
+            var down = health.health(true);
+            assertEquals(Status.DOWN, down.getStatus(), down.toString());
+
+            outage.down = false;
+            assertEquals(Status.UP, health.health(true).getStatus());
+        }
+    }
+
+    @Test
+    void anOldBacklogIsOutOfServiceAndTheEndpointListsTheQueue() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            orders.insertAged(1, Pay.PAID, 30); // eligible, paid 30 minutes ago, and no worker runs here
+            try (ConfigurableApplicationContext ctx = TestApp.start(
+                    db,
+                    orders,
+                    List.of(),
+                    "baton.health.max-backlog-age=10m",
+                    "management.endpoints.web.exposure.include=health,baton")) {
+                var health = ctx.getBean(BatonHealthIndicator.class).health(true);
+                assertEquals(Status.OUT_OF_SERVICE, health.getStatus(), health.toString());
+                List<QueueReport> queues = ctx.getBean(BatonEndpoint.class).queues();
+                assertEquals(1, queues.size());
+                QueueReport q = queues.get(0);
+                assertEquals("order-sync", q.queue());
+                assertEquals(BatonQueues.NO_WORKER, q.worker());
+                assertEquals(1, q.eligible());
+                assertTrue(java.time.Duration.parse(q.oldestEligibleAge()).toMinutes() >= 29, q.toString());
+            }
+            try (ConfigurableApplicationContext ctx =
+                    TestApp.start(db, orders, List.of(), "baton.health.max-backlog-age=1h")) {
+                assertEquals(
+                        Status.UP,
+                        ctx.getBean(BatonHealthIndicator.class).health(true).getStatus());
+            }
+        }
+    }
+
+    private static void await(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 30 s");
+            }
+            sleep(50);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

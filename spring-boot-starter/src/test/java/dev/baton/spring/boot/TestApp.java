@@ -1,0 +1,201 @@
+package dev.baton.spring.boot;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.Baton;
+import dev.baton.BatonListener;
+import dev.baton.ClaimQueue;
+import dev.baton.Condition;
+import dev.baton.Message;
+import dev.baton.Outbox;
+import dev.baton.Outcome;
+import dev.baton.StateTable;
+import dev.baton.TransitionResult;
+import dev.baton.spring.boot.Orders.Pay;
+import dev.baton.spring.boot.Orders.Sync;
+import dev.baton.testservers.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.annotation.Transactional;
+
+/** The application of the starter's tests: an orders table, an outbox, a sync queue and (optionally) its worker. */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+class TestApp {
+    /** Starts the application on {@code db} with the test tables of {@code orders} and more properties. */
+    static ConfigurableApplicationContext start(
+            TestDatabase db, Orders orders, List<Class<?>> extra, String... properties) {
+        List<String> props = new ArrayList<>(List.of(
+                "spring.datasource.url=" + db.jdbcUrl(),
+                "spring.datasource.username=" + db.user(),
+                "spring.datasource.password=" + (db.password() == null ? "" : db.password()),
+                "spring.datasource.hikari.maximum-pool-size=6",
+                "spring.main.banner-mode=off",
+                "baton.own-tables.create=true",
+                "baton.own-tables.outbox=" + orders.outbox,
+                "test.orders=" + orders.table,
+                "test.outbox=" + orders.outbox));
+        props.addAll(List.of(properties));
+        List<Class<?>> sources = new ArrayList<>(List.of(TestApp.class));
+        sources.addAll(extra);
+        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+                .web(WebApplicationType.NONE)
+                .properties(props.toArray(String[]::new))
+                .run();
+    }
+
+    @Bean
+    StateTable<Pay> orders(Baton baton, @Value("${test.orders}") String table) {
+        return baton.table(table).id("id").state("payment_status", Pay.MACHINE);
+    }
+
+    @Bean
+    Outbox outbox(Baton baton, @Value("${test.outbox}") String table) {
+        return baton.outbox(table);
+    }
+
+    @Bean
+    ClaimQueue<Sync> syncQueue(Baton baton, StateTable<Pay> orders, BatonProperties properties) {
+        return baton.<Sync>queue("order-sync")
+                .table(orders.table())
+                .id("id")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .eligibleWhen(orders.is(Pay.PAID), Condition.isNull("third_party_guid"))
+                .deadState(Sync.FAILED)
+                .lease(properties.queue("order-sync").leaseOr(Duration.ofSeconds(30)))
+                .ageColumn("paid_at")
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnProperty("test.worker")
+    QueueWorker<Sync> syncWorker(ClaimQueue<Sync> syncQueue) {
+        return QueueWorker.of(syncQueue, row -> Outcome.<Sync>complete(Sync.COMPLETED)
+                        .set("third_party_guid", "guid-" + row.id()))
+                .configure(worker -> worker.name("test-sync"));
+    }
+
+    /** A listener bean: the starter adds it to the Baton bean. */
+    @Bean
+    Transitions transitions() {
+        return new Transitions();
+    }
+
+    /** Records the transitions Baton reports, as a metrics listener would count them. */
+    static final class Transitions implements BatonListener {
+        final List<TransitionResult<?>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onTransition(String table, TransitionResult<?> result) {
+            seen.add(result);
+        }
+    }
+
+    @Bean
+    PaymentService paymentService(StateTable<Pay> orders, Outbox outbox, DataSource dataSource) {
+        return new PaymentService(orders, outbox, dataSource);
+    }
+
+    /** The gateway callback in a {@code @Transactional} method: a transition and an outbox message. */
+    static class PaymentService {
+        private final StateTable<Pay> orders;
+        private final Outbox outbox;
+        private final DataSource dataSource;
+        /** Connections the pool had lent out inside the last transaction, after Baton's writes. */
+        volatile int activeInside = -1;
+
+        volatile boolean txActive;
+
+        PaymentService(StateTable<Pay> orders, Outbox outbox, DataSource dataSource) {
+            this.orders = orders;
+            this.outbox = outbox;
+            this.dataSource = dataSource;
+        }
+
+        /** Connections the pool had lent out inside the last transaction, after Baton's writes (through the proxy). */
+        public int activeInside() {
+            return activeInside;
+        }
+
+        /** Whether the last call ran in a Spring transaction. */
+        public boolean txActive() {
+            return txActive;
+        }
+
+        @Transactional
+        public TransitionResult<Pay> pay(long orderId, String gatewayTx, boolean failAfterwards) throws SQLException {
+            TransitionResult<Pay> r = orders.transition(orderId, Pay.PENDING, Pay.PAID)
+                    .set("payment_transaction_id", gatewayTx)
+                    .setNow("paid_at")
+                    .apply();
+            if (r.applied()) {
+                outbox.enqueue(Message.of("payment.paid", Long.toString(orderId)));
+            }
+            txActive =
+                    org.springframework.transaction.support.TransactionSynchronizationManager
+                            .isActualTransactionActive();
+            activeInside = dataSource
+                    .unwrap(HikariDataSource.class)
+                    .getHikariPoolMXBean()
+                    .getActiveConnections();
+            if (failAfterwards) {
+                throw new IllegalStateException("the caller's transaction fails after Baton's writes");
+            }
+            return r;
+        }
+    }
+
+    /** The application's pool behind a switch that makes every new connection fail: a database that stops answering. */
+    @Configuration(proxyBeanMethods = false)
+    static class OutageConfig {
+        @Bean
+        Outage dataSource(DataSourceProperties properties) {
+            return new Outage(properties
+                    .initializeDataSourceBuilder()
+                    .type(HikariDataSource.class)
+                    .build());
+        }
+    }
+
+    /** Delegates to the pool; while {@link #down} is true, asking for a connection fails as a refused connect does. */
+    static final class Outage extends DelegatingDataSource implements AutoCloseable {
+        volatile boolean down;
+
+        Outage(HikariDataSource pool) {
+            super(pool);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (down) {
+                throw new SQLTransientConnectionException("injected outage: the database does not answer", "08001");
+            }
+            return super.getConnection();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return getConnection();
+        }
+
+        @Override
+        public void close() {
+            ((HikariDataSource) obtainTargetDataSource()).close();
+        }
+    }
+}
