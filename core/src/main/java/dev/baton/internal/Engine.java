@@ -235,6 +235,26 @@ public final class Engine {
         }
     }
 
+    /**
+     * Runs an autocommit retention delete at READ COMMITTED, giving the connection its level back after: the delete
+     * may skip locked rows, and SQL Server's READPAST fails at SNAPSHOT and SERIALIZABLE (error 650), the levels a
+     * pool may hand out.
+     */
+    public static int deleteAtReadCommitted(Connection c, String sql) throws SQLException {
+        int level = c.getTransactionIsolation();
+        if (level == Connection.TRANSACTION_READ_COMMITTED) {
+            return update(c, sql, List.of());
+        }
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        try {
+            return update(c, sql, List.of());
+        } finally {
+            if (!c.isClosed()) {
+                c.setTransactionIsolation(level);
+            }
+        }
+    }
+
     /** Calls every listener, catching and logging what they throw. */
     public void fire(Consumer<BatonListener> call) {
         for (BatonListener l : listeners) {
