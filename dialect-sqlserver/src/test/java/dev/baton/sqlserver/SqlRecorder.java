@@ -22,6 +22,11 @@ final class SqlRecorder {
     /** The values bound to each recorded statement, by parameter index (1-based, index 0 unused). */
     final List<java.util.Map<Integer, Object>> binds = Collections.synchronizedList(new ArrayList<>());
 
+    /** The isolation level of the connection when each recorded statement was prepared. */
+    final List<Integer> levels = Collections.synchronizedList(new ArrayList<>());
+    /** The level new connections start at, as a pool may hand them out. */
+    volatile int poolLevel = Connection.TRANSACTION_READ_COMMITTED;
+
     private final Function<String, List<Object[]>> rows;
     private final int count;
 
@@ -52,15 +57,19 @@ final class SqlRecorder {
             List<String> out = List.copyOf(sql);
             sql.clear();
             binds.clear();
+            levels.clear();
             return out;
         }
     }
 
     private Connection connection() {
         boolean[] autoCommit = {true};
-        int[] isolation = {Connection.TRANSACTION_READ_COMMITTED};
+        int[] isolation = {poolLevel};
         return proxy(Connection.class, (p, m, a) -> switch (m.getName()) {
-            case "prepareStatement" -> statement((String) a[0]);
+            case "prepareStatement" -> {
+                levels.add(isolation[0]);
+                yield statement((String) a[0]);
+            }
             case "getAutoCommit" -> autoCommit[0];
             case "setAutoCommit" -> {
                 autoCommit[0] = (Boolean) a[0];
