@@ -103,6 +103,17 @@ public final class Engine {
         }
     }
 
+    /** The connection of the transaction this thread runs for Baton itself, if any. */
+    private static final ThreadLocal<Connection> OWN_TRANSACTION = new ThreadLocal<>();
+
+    /**
+     * True when {@code c} is in a caller's transaction, not one Baton opened: an error that ends it loses the caller's
+     * earlier writes, where one in Baton's own transaction loses nothing Baton does not roll back anyway.
+     */
+    public static boolean inCallersTransaction(Connection c) throws SQLException {
+        return !c.getAutoCommit() && OWN_TRANSACTION.get() != c;
+    }
+
     private <T> T once(boolean transactional, SqlWork<T> work) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             if (!transactional) {
@@ -120,6 +131,7 @@ public final class Engine {
                 c.setAutoCommit(false);
             }
             boolean autoCommitRestored = false;
+            OWN_TRANSACTION.set(c);
             try {
                 T result = work.run(c);
                 if (restoreAutoCommit) {
@@ -136,6 +148,7 @@ public final class Engine {
                 rollbackQuietly(c, e);
                 throw e;
             } finally {
+                OWN_TRANSACTION.remove();
                 restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
             }
         }

@@ -32,6 +32,14 @@ final class SqlServerDiagnostics implements Diagnostics {
     static final int NOCOUNT = 512;
 
     /**
+     * After an error in a caller's transaction: the session's XACT_ABORT bit (16384 in {@code @@OPTIONS}) and
+     * {@code XACT_STATE()} (-1: the transaction is doomed and can only roll back).
+     */
+    static final String TRANSACTION_STATE_SQL = "SELECT CAST(@@OPTIONS & 16384 AS INT), XACT_STATE()";
+
+    static final int XACT_ABORT = 16384;
+
+    /**
      * Azure SQL Database and Managed Instance report major version 12 through mssql-jdbc (microsoft/mssql-jdbc#1729)
      * although they have every feature of SQL Server 2016+ that Baton uses; their engine edition says what they are.
      */
@@ -65,6 +73,25 @@ final class SqlServerDiagnostics implements Diagnostics {
                 ResultSet rs = s.executeQuery(SESSION_OPTIONS_SQL)) {
             return rs.next() ? sessionProblems(rs.getInt(1)) : List.of();
         }
+    }
+
+    /**
+     * With {@code SET XACT_ABORT ON} (often recommended, and the default inside some frameworks' procedures) a unique
+     * violation rolls back the caller's whole transaction; mssql-jdbc then starts a new implicit one, and the caller's
+     * commit would persist only what came after. A doomed transaction ({@code XACT_STATE() = -1}) cannot commit
+     * either.
+     */
+    @Override
+    public boolean errorEndedTransaction(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(TRANSACTION_STATE_SQL)) {
+            return rs.next() && transactionEnded(rs.getInt(1), rs.getInt(2));
+        }
+    }
+
+    /** True when an error with this XACT_ABORT bit and {@code XACT_STATE()} has ended the transaction. */
+    static boolean transactionEnded(int xactAbortBit, int xactState) {
+        return (xactAbortBit & XACT_ABORT) != 0 || xactState == -1;
     }
 
     /** The problems of a session with these {@code @@OPTIONS}. */

@@ -27,6 +27,9 @@ final class SqlRecorder {
     /** The level new connections start at, as a pool may hand them out. */
     volatile int poolLevel = Connection.TRANSACTION_READ_COMMITTED;
 
+    /** The driver error an update of this text throws, or null (none). */
+    volatile Function<String, java.sql.SQLException> failure = text -> null;
+
     private final Function<String, List<Object[]>> rows;
     private final int count;
 
@@ -66,6 +69,7 @@ final class SqlRecorder {
         boolean[] autoCommit = {true};
         int[] isolation = {poolLevel};
         return proxy(Connection.class, (p, m, a) -> switch (m.getName()) {
+            case "createStatement" -> plainStatement();
             case "prepareStatement" -> {
                 levels.add(isolation[0]);
                 yield statement((String) a[0]);
@@ -96,7 +100,13 @@ final class SqlRecorder {
             binds.add(bound);
         }
         return proxy(PreparedStatement.class, (p, m, a) -> switch (m.getName()) {
-            case "executeUpdate" -> count;
+            case "executeUpdate" -> {
+                java.sql.SQLException e = failure.apply(text);
+                if (e != null) {
+                    throw e;
+                }
+                yield count;
+            }
             case "executeLargeUpdate" -> (long) count;
             case "executeQuery", "getGeneratedKeys" -> resultSet(rows.apply(text));
             case "executeBatch" -> new int[0];
@@ -114,6 +124,19 @@ final class SqlRecorder {
                 }
                 throw new UnsupportedOperationException("PreparedStatement." + m.getName());
             }
+        });
+    }
+
+    /** A plain statement: its queries are recorded and answered as prepared ones are. */
+    private java.sql.Statement plainStatement() {
+        return proxy(java.sql.Statement.class, (p, m, a) -> switch (m.getName()) {
+            case "executeQuery" -> {
+                sql.add((String) a[0]);
+                binds.add(new java.util.TreeMap<>());
+                yield resultSet(rows.apply((String) a[0]));
+            }
+            case "close" -> null;
+            default -> throw new UnsupportedOperationException("Statement." + m.getName());
         });
     }
 
