@@ -9,6 +9,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,6 +81,25 @@ public final class TestDatabases {
     static final String LOCAL_SWITCH = "BATON_TEST_LOCAL";
     static final String MYSQL_IMAGE = "mysql:8.0";
     static final String SQLSERVER_IMAGE = "mcr.microsoft.com/mssql/server:2022-latest";
+
+    /** The container image of SQL Server (default {@value #SQLSERVER_IMAGE}). */
+    static final String SQLSERVER_IMAGE_VARIABLE = "BATON_TEST_SQLSERVER_IMAGE";
+    /** {@code on} or {@code off}: READ_COMMITTED_SNAPSHOT of the SQL Server container's test database (default off). */
+    static final String SQLSERVER_RCSI_VARIABLE = "BATON_TEST_SQLSERVER_RCSI";
+    /** The container image of MySQL (default {@value #MYSQL_IMAGE}). */
+    static final String MYSQL8_IMAGE_VARIABLE = "BATON_TEST_MYSQL8_IMAGE";
+    /** A PostgreSQL image (e.g. {@code postgres:12}) that replaces the local PostgreSQL server. */
+    static final String POSTGRES_IMAGE_VARIABLE = "BATON_TEST_POSTGRES_IMAGE";
+    /** A MariaDB image (e.g. {@code mariadb:10.6}) that replaces the local MariaDB server. */
+    static final String MARIADB_IMAGE_VARIABLE = "BATON_TEST_MARIADB_IMAGE";
+
+    /** Every environment variable that selects a container image or its settings, for the CI workflow's check. */
+    public static final List<String> CONTAINER_VARIABLES = List.of(
+            SQLSERVER_IMAGE_VARIABLE,
+            SQLSERVER_RCSI_VARIABLE,
+            MYSQL8_IMAGE_VARIABLE,
+            POSTGRES_IMAGE_VARIABLE,
+            MARIADB_IMAGE_VARIABLE);
 
     private static final Logger LOG = LoggerFactory.getLogger(TestDatabases.class);
     private static final int PROBE_TIMEOUT_SECONDS = 3;
@@ -236,6 +256,18 @@ public final class TestDatabases {
     // Decisions, kept apart from System.getenv so that tests can check them.
 
     static Outcome postgresLocal(Function<String, String> env) {
+        String image = trimToNull(env.apply(POSTGRES_IMAGE_VARIABLE));
+        if (image != null) {
+            return fromContainer(
+                    env,
+                    DatabaseKind.POSTGRES,
+                    "PostgreSQL " + image,
+                    POSTGRES_IMAGE_VARIABLE + "=" + image + " replaces the local PostgreSQL",
+                    "postgres-testcontainers",
+                    image,
+                    true,
+                    () -> TestcontainersSupport.startPostgres(image));
+        }
         if (localOff(env)) {
             return Outcome.skip("local PostgreSQL not used: " + LOCAL_SWITCH + "=off");
         }
@@ -256,6 +288,18 @@ public final class TestDatabases {
     }
 
     static Outcome mariadbLocal(Function<String, String> env) {
+        String image = trimToNull(env.apply(MARIADB_IMAGE_VARIABLE));
+        if (image != null) {
+            return fromContainer(
+                    env,
+                    DatabaseKind.MARIADB,
+                    "MariaDB " + image,
+                    MARIADB_IMAGE_VARIABLE + "=" + image + " replaces the local MariaDB",
+                    "mariadb-testcontainers",
+                    image,
+                    true,
+                    () -> TestcontainersSupport.startMariaDb(image));
+        }
         if (localOff(env)) {
             return Outcome.skip("local MariaDB not used: " + LOCAL_SWITCH + "=off");
         }
@@ -284,14 +328,16 @@ public final class TestDatabases {
         if (configured != null) {
             return probeConfigured(env, DatabaseKind.MYSQL, configured, false);
         }
+        String image = image(env, MYSQL8_IMAGE_VARIABLE, MYSQL_IMAGE);
         return fromContainer(
                 env,
                 DatabaseKind.MYSQL,
-                "MySQL 8",
-                "BATON_TEST_MYSQL8_URL",
+                "MySQL " + image,
+                "BATON_TEST_MYSQL8_URL is not set",
                 "mysql-testcontainers",
-                MYSQL_IMAGE,
-                () -> TestcontainersSupport.startMySql());
+                image,
+                trimToNull(env.apply(MYSQL8_IMAGE_VARIABLE)) != null,
+                () -> TestcontainersSupport.startMySql(image));
     }
 
     static Outcome sqlServer(Function<String, String> env) {
@@ -306,14 +352,21 @@ public final class TestDatabases {
         if (configured != null) {
             return probeConfigured(env, DatabaseKind.SQLSERVER, configured, false);
         }
+        String image = image(env, SQLSERVER_IMAGE_VARIABLE, SQLSERVER_IMAGE);
+        String rcsi = trimToNull(env.apply(SQLSERVER_RCSI_VARIABLE));
+        if (rcsi != null && !rcsi.equalsIgnoreCase("on") && !rcsi.equalsIgnoreCase("off")) {
+            return Outcome.fail(SQLSERVER_RCSI_VARIABLE + " must be on or off, was '" + rcsi + "'", null);
+        }
+        boolean snapshot = "on".equalsIgnoreCase(rcsi);
         return fromContainer(
                 env,
                 DatabaseKind.SQLSERVER,
-                "SQL Server",
-                "BATON_TEST_SQLSERVER_URL",
+                "SQL Server " + image + " (READ_COMMITTED_SNAPSHOT " + (snapshot ? "ON" : "OFF") + ")",
+                "BATON_TEST_SQLSERVER_URL is not set",
                 "sqlserver-testcontainers",
-                SQLSERVER_IMAGE,
-                () -> TestcontainersSupport.startSqlServer());
+                image,
+                trimToNull(env.apply(SQLSERVER_IMAGE_VARIABLE)) != null,
+                () -> TestcontainersSupport.startSqlServer(image, snapshot));
     }
 
     /** Starts an embedded server, or fails naming the optional dependency that is missing. */
@@ -394,31 +447,45 @@ public final class TestDatabases {
         }
     }
 
+    /** {@code variable}'s image, else the default. */
+    static String image(Function<String, String> env, String variable, String defaultImage) {
+        String image = trimToNull(env.apply(variable));
+        return image == null ? defaultImage : image;
+    }
+
+    /**
+     * A server from a container. Without Testcontainers or a Docker engine the calling test is skipped, the reason
+     * naming what is missing; but an image named explicitly by a variable ({@code required}) with {@code CI=true}
+     * must run, so there its absence fails (the Docker CI never counts a skip as a pass).
+     */
     private static Outcome fromContainer(
             Function<String, String> env,
             DatabaseKind kind,
             String label,
-            String urlVariable,
+            String why,
             String name,
             String image,
+            boolean required,
             Supplier<Endpoint> start) {
-        String unset = urlVariable + " is not set";
+        Function<String, Outcome> missing = reason -> required && ci(env)
+                ? Outcome.fail(reason + "; CI=true and the image was named, so this is a failure", null)
+                : Outcome.skip(reason);
         if (!testcontainersOnClasspath()) {
-            return Outcome.skip(label + " not available: " + unset
+            return missing.apply(label + " not available: " + why
                     + " and Testcontainers is not on the classpath (an optional dependency of baton-test-servers)");
         }
         if (!dockerConfigured(env)) {
-            return Outcome.skip(label + " not available: " + unset + " and no Docker engine is configured"
+            return missing.apply(label + " not available: " + why + " and no Docker engine is configured"
                     + " (no DOCKER_HOST, no docker.sock, no ~/.testcontainers.properties)");
         }
         boolean docker;
         try {
             docker = TestcontainersSupport.dockerAvailable();
         } catch (RuntimeException | LinkageError e) {
-            return Outcome.skip(label + " not available: " + unset + " and asking Docker failed: " + describe(e));
+            return missing.apply(label + " not available: " + why + " and asking Docker failed: " + describe(e));
         }
         if (!docker) {
-            return Outcome.skip(label + " not available: " + unset + " and no Docker engine answered");
+            return missing.apply(label + " not available: " + why + " and no Docker engine answered");
         }
         long started = System.nanoTime();
         try {
@@ -427,7 +494,7 @@ public final class TestDatabases {
             LOG.info("test database {} started from {} in {} ms", db, image, millisSince(started));
             return Outcome.ready(db);
         } catch (Exception | LinkageError e) {
-            return Outcome.skip(label + " not available: " + unset + ", Docker answered, but the " + image
+            return missing.apply(label + " not available: " + why + ", Docker answered, but the " + image
                     + " container did not start or answer: " + describe(e));
         }
     }
