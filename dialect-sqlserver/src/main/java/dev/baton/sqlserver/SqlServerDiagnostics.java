@@ -1,10 +1,14 @@
 package dev.baton.sqlserver;
 
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
 import java.io.IOException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -14,6 +18,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -92,6 +97,76 @@ final class SqlServerDiagnostics implements Diagnostics {
     /** True when an error with this XACT_ABORT bit and {@code XACT_STATE()} has ended the transaction. */
     static boolean transactionEnded(int xactAbortBit, int xactState) {
         return (xactAbortBit & XACT_ABORT) != 0 || xactState == -1;
+    }
+
+    /** Whether the current database reads committed rows from row versions (learn.microsoft.com, sys.databases). */
+    static final String RCSI_SQL =
+            "SELECT is_read_committed_snapshot_on FROM sys.databases WHERE database_id = DB_ID()";
+
+    /** Plan operators that read every candidate: a sort, or a scan of a heap, a clustered index or an index. */
+    private static final Pattern FULL_READ =
+            Pattern.compile("PhysicalOp=\"(Sort|Top N Sort|Table Scan|Clustered Index Scan|Index Scan)\"");
+
+    /**
+     * Asks for the estimated plan of the claim's pick ({@code SET SHOWPLAN_XML ON}: the statement is compiled, not
+     * run) and refuses a plan that sorts or scans: under UPDLOCK a sort holds U locks on every candidate it read and
+     * other workers READPAST all of them; a scan grows with the table. A per-key ordered claim also needs
+     * READ_COMMITTED_SNAPSHOT: without it (the on-premises default) its {@code NOT EXISTS} probe takes shared locks,
+     * waits on rows other dispatchers hold and can deadlock (1205).
+     */
+    @Override
+    public Optional<String> claimPlanProblem(Connection c, BatchUpdateSpec spec, Object[] args) throws SQLException {
+        if (spec.pickGuard().isPresent()) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(RCSI_SQL)) {
+                if (rs.next() && !rs.getBoolean(1)) {
+                    return Optional.of(RCSI_OFF);
+                }
+            }
+        }
+        String plan;
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SHOWPLAN_XML ON");
+            try {
+                try (PreparedStatement ps = c.prepareStatement(planSql(spec))) {
+                    Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        plan = rs.next() ? rs.getString(1) : "";
+                    }
+                }
+            } finally {
+                s.execute("SET SHOWPLAN_XML OFF");
+            }
+        }
+        return planProblem(plan);
+    }
+
+    static final String RCSI_OFF = "READ_COMMITTED_SNAPSHOT is OFF in this database, so the per-key order check"
+            + " (NOT EXISTS over earlier rows of the key) takes shared locks, waits on rows other dispatchers hold"
+            + " and can deadlock (error 1205); run ALTER DATABASE CURRENT SET READ_COMMITTED_SNAPSHOT ON (it waits"
+            + " for other sessions of the database to finish; add WITH ROLLBACK IMMEDIATE to end them)";
+
+    /** The pick whose plan is asked for: {@code SELECT TOP (n) id FROM t WITH (UPDLOCK, READPAST, ROWLOCK) …}. */
+    static String planSql(BatchUpdateSpec spec) {
+        String pick = spec.pickSql(spec.idColumn());
+        String from = " FROM " + spec.table() + " WHERE ";
+        return pick.replaceFirst("^SELECT ", "SELECT TOP (" + spec.limit() + ") ")
+                .replace(from, " FROM " + spec.table() + " WITH (UPDLOCK, READPAST, ROWLOCK) WHERE ");
+    }
+
+    /** The problem of an estimated plan (showplan XML), if it sorts or scans. */
+    static Optional<String> planProblem(String showplanXml) {
+        Matcher m = FULL_READ.matcher(showplanXml);
+        java.util.Set<String> found = new java.util.LinkedHashSet<>();
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("no index serves the claim: its estimated plan has " + String.join(", ", found)
+                + " (a sort holds update locks on every candidate it read, and other workers skip them all; a scan"
+                + " grows with the table)");
     }
 
     /** The problems of a session with these {@code @@OPTIONS}. */

@@ -135,6 +135,11 @@ final class SqlRecorder {
                 binds.add(new java.util.TreeMap<>());
                 yield resultSet(rows.apply((String) a[0]));
             }
+            case "execute" -> {
+                sql.add((String) a[0]);
+                binds.add(new java.util.TreeMap<>());
+                yield false;
+            }
             case "close" -> null;
             default -> throw new UnsupportedOperationException("Statement." + m.getName());
         });
@@ -148,6 +153,7 @@ final class SqlRecorder {
             case "getLong" -> ((Number) rows.get(at[0])[(Integer) a[0] - 1]).longValue();
             case "getInt" -> ((Number) rows.get(at[0])[(Integer) a[0] - 1]).intValue();
             case "getString" -> String.valueOf(rows.get(at[0])[(Integer) a[0] - 1]);
+            case "getBoolean" -> (Boolean) rows.get(at[0])[(Integer) a[0] - 1];
             case "wasNull" -> false;
             case "close" -> null;
             default -> throw new UnsupportedOperationException("ResultSet." + m.getName());
