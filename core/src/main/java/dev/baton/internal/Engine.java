@@ -131,6 +131,7 @@ public final class Engine {
                 c.setAutoCommit(false);
             }
             boolean autoCommitRestored = false;
+            Connection outer = OWN_TRANSACTION.get();
             OWN_TRANSACTION.set(c);
             try {
                 T result = work.run(c);
@@ -148,7 +149,11 @@ public final class Engine {
                 rollbackQuietly(c, e);
                 throw e;
             } finally {
-                OWN_TRANSACTION.remove();
+                if (outer == null) {
+                    OWN_TRANSACTION.remove();
+                } else {
+                    OWN_TRANSACTION.set(outer);
+                }
                 restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
             }
         }
@@ -249,13 +254,15 @@ public final class Engine {
     }
 
     /**
-     * Runs an autocommit retention delete at READ COMMITTED, giving the connection its level back after: the delete
-     * may skip locked rows, and SQL Server's READPAST fails at SNAPSHOT and SERIALIZABLE (error 650), the levels a
-     * pool may hand out.
+     * Runs an autocommit retention delete at READ COMMITTED when the connection is at another level than READ
+     * COMMITTED or REPEATABLE READ, giving the connection its level back after: the delete may skip locked rows, and
+     * SQL Server's READPAST fails at SNAPSHOT, SERIALIZABLE and READ UNCOMMITTED (error 650), levels a pool may hand
+     * out.
      */
     public static int deleteAtReadCommitted(Connection c, String sql) throws SQLException {
         int level = c.getTransactionIsolation();
-        if (level == Connection.TRANSACTION_READ_COMMITTED) {
+        // REPEATABLE READ allows READPAST too, and is MySQL's default: left as it is
+        if (level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_REPEATABLE_READ) {
             return update(c, sql, List.of());
         }
         c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
