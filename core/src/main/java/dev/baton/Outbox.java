@@ -239,8 +239,8 @@ public final class Outbox {
         String operation = "enqueue into outbox " + table;
         return engine.joinOr(operation, c -> enqueue(c, message), () -> {
             long receipt = RANDOM.nextLong();
-            EnqueueResult r = engine.autocommit(
-                    operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
+            EnqueueResult r =
+                    engine.autocommit(operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
             if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
                 engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
             }

@@ -93,7 +93,10 @@ public final class Transition<S extends Enum<S>> {
     /**
      * Runs the transition on the caller's connection, inside its transaction if one is open. Never commits, rolls
      * back or retries. On PostgreSQL inside a transaction, the statement runs under a savepoint so that a unique
-     * violation ({@link TransitionResult.Conflict}) leaves the caller's transaction usable.
+     * violation ({@link TransitionResult.Conflict}) leaves the caller's transaction usable. Where the violation rolled
+     * back the whole transaction instead (SQL Server with {@code SET XACT_ABORT ON}), no result is returned.
+     *
+     * @throws TransactionRolledBackException if the statement's error ended the caller's transaction
      */
     public TransitionResult<S> apply(Connection connection) {
         Objects.requireNonNull(connection, "connection");

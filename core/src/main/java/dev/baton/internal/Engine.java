@@ -199,6 +199,17 @@ public final class Engine {
         }
     }
 
+    /** The connection of the transaction this thread runs for Baton itself, if any. */
+    private static final ThreadLocal<Connection> OWN_TRANSACTION = new ThreadLocal<>();
+
+    /**
+     * True when {@code c} is in a caller's transaction, not one Baton opened: an error that ends it loses the caller's
+     * earlier writes, where one in Baton's own transaction loses nothing Baton does not roll back anyway.
+     */
+    public static boolean inCallersTransaction(Connection c) throws SQLException {
+        return !c.getAutoCommit() && OWN_TRANSACTION.get() != c;
+    }
+
     private <T> T once(boolean transactional, SqlWork<T> work) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             if (!transactional) {
@@ -216,6 +227,8 @@ public final class Engine {
                 c.setAutoCommit(false);
             }
             boolean autoCommitRestored = false;
+            Connection outer = OWN_TRANSACTION.get();
+            OWN_TRANSACTION.set(c);
             try {
                 T result = work.run(c);
                 if (restoreAutoCommit) {
@@ -232,6 +245,11 @@ public final class Engine {
                 rollbackQuietly(c, e);
                 throw e;
             } finally {
+                if (outer == null) {
+                    OWN_TRANSACTION.remove();
+                } else {
+                    OWN_TRANSACTION.set(outer);
+                }
                 restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
             }
         }
@@ -328,6 +346,28 @@ public final class Engine {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Rows.bind(ps, 1, binds);
             return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Runs an autocommit retention delete at READ COMMITTED when the connection is at another level than READ
+     * COMMITTED or REPEATABLE READ, giving the connection its level back after: the delete may skip locked rows, and
+     * SQL Server's READPAST fails at SNAPSHOT, SERIALIZABLE and READ UNCOMMITTED (error 650), levels a pool may hand
+     * out.
+     */
+    public static int deleteAtReadCommitted(Connection c, String sql) throws SQLException {
+        int level = c.getTransactionIsolation();
+        // REPEATABLE READ allows READPAST too, and is MySQL's default: left as it is
+        if (level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_REPEATABLE_READ) {
+            return update(c, sql, List.of());
+        }
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        try {
+            return update(c, sql, List.of());
+        } finally {
+            if (!c.isClosed()) {
+                c.setTransactionIsolation(level);
+            }
         }
     }
 

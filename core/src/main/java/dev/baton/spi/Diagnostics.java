@@ -70,4 +70,17 @@ public interface Diagnostics {
     default List<String> sessionProblems(Connection connection) throws SQLException {
         return List.of();
     }
+
+    /**
+     * Asked after a unique violation inside a caller's transaction (autocommit off), which Baton reports as an
+     * expected result that leaves the transaction usable (a {@code Conflict}): whether the error ended the whole
+     * transaction instead, as SQL Server does with {@code SET XACT_ABORT ON}. Baton then throws
+     * {@link dev.baton.TransactionRolledBackException}. Default: false, without a query.
+     *
+     * @param connection the caller's connection, right after the error
+     * @throws SQLException if the server cannot be asked
+     */
+    default boolean errorEndedTransaction(Connection connection) throws SQLException {
+        return false;
+    }
 }

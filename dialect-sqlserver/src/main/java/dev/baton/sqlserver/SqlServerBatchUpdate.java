@@ -2,24 +2,46 @@ package dev.baton.sqlserver;
 
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK)} returning the new
  * values through {@code OUTPUT inserted.…}: a CTE with {@code TOP (n) … ORDER BY} when the spec has an order, else
- * {@code UPDATE TOP (n)}. It runs at READ COMMITTED, never SNAPSHOT (READPAST is not allowed there, error 650).
- * {@code OUTPUT} without {@code INTO} fails on tables with triggers.
+ * {@code UPDATE TOP (n)}. {@code OUTPUT} rows come in no defined order, so an ordered batch also outputs the order
+ * columns as they were before the update ({@code deleted.…}) and the rows are sorted by them here. READPAST is
+ * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}. {@code OUTPUT}
+ * without {@code INTO} fails on tables with triggers.
  */
 final class SqlServerBatchUpdate {
     private SqlServerBatchUpdate() {}
 
     static BatchUpdate render(BatchUpdateSpec spec) {
+        List<String> orderColumns = new ArrayList<>();
+        List<Boolean> descending = new ArrayList<>();
+        boolean ordered = !spec.orderBy().isEmpty() && !spec.returning().isEmpty();
+        if (ordered) {
+            for (String o : spec.orderBy()) {
+                boolean desc = o.toUpperCase(Locale.ROOT).endsWith(" DESC");
+                orderColumns.add(desc ? o.substring(0, o.length() - " DESC".length()) : o);
+                descending.add(desc);
+            }
+        }
         String output = "";
         if (!spec.returning().isEmpty()) {
             List<String> cols = new ArrayList<>();
             for (String c : spec.returning()) {
                 cols.add("inserted." + c);
+            }
+            for (String c : orderColumns) {
+                cols.add("deleted." + c);
             }
             output = " OUTPUT " + String.join(", ", cols);
         }
@@ -40,6 +62,67 @@ final class SqlServerBatchUpdate {
             binds.addAll(spec.set().binds());
             binds.addAll(spec.where().binds());
         }
-        return BatchUpdate.singleStatement(sql, binds, spec.returning().size());
+        List<Object> values = java.util.Collections.unmodifiableList(new ArrayList<>(binds)); // nulls allowed
+        int width = spec.returning().size();
+        Comparator<Object[]> order = ordered ? queueOrder(width, descending) : null;
+        return BatchUpdate.of(
+                List.of(sql),
+                (connection, args) -> ReadpastIsolation.run(connection, c -> {
+                    try (PreparedStatement ps = c.prepareStatement(sql)) {
+                        Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                        if (width == 0) {
+                            return Rows.empty(ps.executeUpdate());
+                        }
+                        List<Object[]> rows;
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rows = Rows.read(rs, width + orderColumns.size());
+                        }
+                        return order == null ? rows : sorted(rows, order, width);
+                    }
+                }));
+    }
+
+    /** The rows sorted by their trailing order columns, which are then cut off. */
+    static List<Object[]> sorted(List<Object[]> rows, Comparator<Object[]> order, int width) {
+        List<Object[]> copy = new ArrayList<>(rows);
+        copy.sort(order);
+        List<Object[]> out = new ArrayList<>(copy.size());
+        for (Object[] row : copy) {
+            out.add(Arrays.copyOf(row, width));
+        }
+        return out;
+    }
+
+    /**
+     * Compares rows by the order columns that follow the first {@code width} columns, nulls first as SQL Server sorts
+     * them ascending. Text compares by UTF-16 code units, which can differ from the column's collation; numbers,
+     * dates and times compare as SQL Server compares them.
+     */
+    static Comparator<Object[]> queueOrder(int width, List<Boolean> descending) {
+        Comparator<Object[]> order = null;
+        for (int i = 0; i < descending.size(); i++) {
+            int index = width + i;
+            Comparator<Object[]> one = Comparator.comparing(
+                    (Object[] row) -> comparable(row[index]), Comparator.nullsFirst(Comparator.naturalOrder()));
+            if (descending.get(i)) {
+                one = one.reversed();
+            }
+            order = order == null ? one : order.thenComparing(one);
+        }
+        return order;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Comparable<Object> comparable(Object value) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof Number n && !(value instanceof java.math.BigDecimal)) {
+            return (Comparable) new java.math.BigDecimal(n.toString());
+        }
+        if (value instanceof Comparable c) {
+            return c;
+        }
+        throw new IllegalStateException("order column value " + value.getClass().getName() + " is not comparable");
     }
 }

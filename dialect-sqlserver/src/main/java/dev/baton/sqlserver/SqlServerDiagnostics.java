@@ -1,10 +1,14 @@
 package dev.baton.sqlserver;
 
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
 import java.io.IOException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -14,6 +18,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,6 +35,14 @@ final class SqlServerDiagnostics implements Diagnostics {
     static final String SESSION_OPTIONS_SQL = "SELECT @@OPTIONS";
 
     static final int NOCOUNT = 512;
+
+    /**
+     * After an error in a caller's transaction: the session's XACT_ABORT bit (16384 in {@code @@OPTIONS}) and
+     * {@code XACT_STATE()} (-1: the transaction is doomed and can only roll back).
+     */
+    static final String TRANSACTION_STATE_SQL = "SELECT CAST(@@OPTIONS & 16384 AS INT), XACT_STATE()";
+
+    static final int XACT_ABORT = 16384;
 
     /**
      * Azure SQL Database and Managed Instance report major version 12 through mssql-jdbc (microsoft/mssql-jdbc#1729)
@@ -65,6 +78,113 @@ final class SqlServerDiagnostics implements Diagnostics {
                 ResultSet rs = s.executeQuery(SESSION_OPTIONS_SQL)) {
             return rs.next() ? sessionProblems(rs.getInt(1)) : List.of();
         }
+    }
+
+    /**
+     * With {@code SET XACT_ABORT ON} (often recommended, and the default inside some frameworks' procedures) a unique
+     * violation rolls back the caller's whole transaction; mssql-jdbc then starts a new implicit one, and the caller's
+     * commit would persist only what came after. A doomed transaction ({@code XACT_STATE() = -1}) cannot commit
+     * either.
+     */
+    @Override
+    public boolean errorEndedTransaction(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(TRANSACTION_STATE_SQL)) {
+            return rs.next() && transactionEnded(rs.getInt(1), rs.getInt(2));
+        }
+    }
+
+    /** True when an error with this XACT_ABORT bit and {@code XACT_STATE()} has ended the transaction. */
+    static boolean transactionEnded(int xactAbortBit, int xactState) {
+        return (xactAbortBit & XACT_ABORT) != 0 || xactState == -1;
+    }
+
+    /** Whether the current database reads committed rows from row versions (learn.microsoft.com, sys.databases). */
+    static final String RCSI_SQL =
+            "SELECT is_read_committed_snapshot_on FROM sys.databases WHERE database_id = DB_ID()";
+
+    /** Plan operators that read every candidate: a sort, or a scan of a heap, a clustered index or an index. */
+    private static final Pattern FULL_READ =
+            Pattern.compile("PhysicalOp=\"(Sort|Top N Sort|Table Scan|Clustered Index Scan|Index Scan)\"");
+
+    /**
+     * Asks for the estimated plan of the claim's pick ({@code SET SHOWPLAN_XML ON}: the statement is compiled, not
+     * run) and refuses a plan that sorts or scans: under UPDLOCK a sort holds U locks on every candidate it read and
+     * other workers READPAST all of them; a scan grows with the table. A per-key ordered claim also needs
+     * READ_COMMITTED_SNAPSHOT: without it (the on-premises default) its {@code NOT EXISTS} probe takes shared locks,
+     * waits on rows other dispatchers hold and can deadlock (1205).
+     */
+    @Override
+    public Optional<String> claimPlanProblem(Connection c, BatchUpdateSpec spec, Object[] args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TRIGGERS_SQL)) {
+            ps.setString(1, spec.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && rs.getInt(1) > 0) {
+                    return Optional.of(triggers(spec.table()));
+                }
+            }
+        }
+        if (spec.pickGuard().isPresent()) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(RCSI_SQL)) {
+                if (rs.next() && !rs.getBoolean(1)) {
+                    return Optional.of(RCSI_OFF);
+                }
+            }
+        }
+        String plan;
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SHOWPLAN_XML ON");
+            try {
+                try (PreparedStatement ps = c.prepareStatement(planSql(spec))) {
+                    Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        plan = rs.next() ? rs.getString(1) : "";
+                    }
+                }
+            } finally {
+                s.execute("SET SHOWPLAN_XML OFF");
+            }
+        }
+        return planProblem(plan);
+    }
+
+    /** The enabled triggers on a table, by its quoted name (learn.microsoft.com, sys.triggers). */
+    static final String TRIGGERS_SQL =
+            "SELECT COUNT(*) FROM sys.triggers WHERE parent_id = OBJECT_ID(?) AND is_disabled = 0";
+
+    static String triggers(String table) {
+        return table + " has enabled triggers, and the claim returns its rows through OUTPUT without INTO, which SQL"
+                + " Server refuses on such a table (error 334); disable the triggers (ALTER TABLE " + table
+                + " DISABLE TRIGGER ALL) or move their work out of the table the queue claims from";
+    }
+
+    static final String RCSI_OFF = "READ_COMMITTED_SNAPSHOT is OFF in this database, so the per-key order check"
+            + " (NOT EXISTS over earlier rows of the key) takes shared locks, waits on rows other dispatchers hold"
+            + " and can deadlock (error 1205); run ALTER DATABASE CURRENT SET READ_COMMITTED_SNAPSHOT ON (it waits"
+            + " for other sessions of the database to finish; add WITH ROLLBACK IMMEDIATE to end them)";
+
+    /** The pick whose plan is asked for: {@code SELECT TOP (n) id FROM t WITH (UPDLOCK, READPAST, ROWLOCK) …}. */
+    static String planSql(BatchUpdateSpec spec) {
+        String pick = spec.pickSql(spec.idColumn());
+        String from = " FROM " + spec.table() + " WHERE ";
+        return pick.replaceFirst("^SELECT ", "SELECT TOP (" + spec.limit() + ") ")
+                .replace(from, " FROM " + spec.table() + " WITH (UPDLOCK, READPAST, ROWLOCK) WHERE ");
+    }
+
+    /** The problem of an estimated plan (showplan XML), if it sorts or scans. */
+    static Optional<String> planProblem(String showplanXml) {
+        Matcher m = FULL_READ.matcher(showplanXml);
+        java.util.Set<String> found = new java.util.LinkedHashSet<>();
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("no index serves the claim: its estimated plan has " + String.join(", ", found)
+                + " (a sort holds update locks on every candidate it read, and other workers skip them all; a scan"
+                + " grows with the table)");
     }
 
     /** The problems of a session with these {@code @@OPTIONS}. */

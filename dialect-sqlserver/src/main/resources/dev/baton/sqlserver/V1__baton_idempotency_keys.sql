@@ -13,9 +13,10 @@ CREATE TABLE [baton_idempotency_keys] (
     [response] VARBINARY(MAX) NULL,
     [created_at] DATETIME2(6) NOT NULL,
     [updated_at] DATETIME2(6) NOT NULL,
-    PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])
+    CONSTRAINT [baton_idempotency_keys_pk] PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])
 );
 
+-- The primary key is named: the insert-if-absent probe names it in an index hint (WITH (INDEX(...))).
 -- Clustered on the retention column, so the table is no heap: retention deletes the oldest rows, which sit
 -- together, and their pages are freed (a heap keeps empty pages after deletes). The primary key stays
 -- NONCLUSTERED: two NVARCHAR(255) columns take up to 1,020 bytes, over the 900-byte clustered-key limit.

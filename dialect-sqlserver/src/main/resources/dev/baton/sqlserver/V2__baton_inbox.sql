@@ -7,9 +7,10 @@ CREATE TABLE [baton_inbox] (
     [message_id] NVARCHAR(255) COLLATE Latin1_General_100_BIN2 NOT NULL,
     [receipt] BIGINT NOT NULL,
     [received_at] DATETIME2(6) NOT NULL,
-    PRIMARY KEY NONCLUSTERED ([source], [message_id])
+    CONSTRAINT [baton_inbox_pk] PRIMARY KEY NONCLUSTERED ([source], [message_id])
 );
 
+-- The primary key is named: the insert-if-absent probe names it in an index hint (WITH (INDEX(...))).
 -- Clustered on the retention column, so the table is no heap: retention deletes the oldest rows, which sit
 -- together, and their pages are freed (a heap keeps empty pages after deletes). The primary key stays
 -- NONCLUSTERED: two NVARCHAR(255) columns take up to 1,020 bytes, over the 900-byte clustered-key limit.

@@ -46,7 +46,8 @@ class SqlServerOwnTablesSqlTest {
                                 + "    [response] VARBINARY(MAX) NULL,\n"
                                 + "    [created_at] DATETIME2(6) NOT NULL,\n"
                                 + "    [updated_at] DATETIME2(6) NOT NULL,\n"
-                                + "    PRIMARY KEY NONCLUSTERED ([scope], [idempotency_key])\n"
+                                + "    CONSTRAINT [baton_idempotency_keys_pk] PRIMARY KEY NONCLUSTERED ([scope],"
+                                + " [idempotency_key])\n"
                                 + ")",
                         "CREATE CLUSTERED INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
                 ddl);
@@ -66,7 +67,7 @@ class SqlServerOwnTablesSqlTest {
                                 + "    [message_id] " + KEY + " NOT NULL,\n"
                                 + "    [receipt] BIGINT NOT NULL,\n"
                                 + "    [received_at] DATETIME2(6) NOT NULL,\n"
-                                + "    PRIMARY KEY NONCLUSTERED ([source], [message_id])\n"
+                                + "    CONSTRAINT [baton_inbox_pk] PRIMARY KEY NONCLUSTERED ([source], [message_id])\n"
                                 + ")",
                         "CREATE CLUSTERED INDEX [baton_inbox_received_at] ON [baton_inbox] ([received_at])"),
                 ddl);
@@ -124,7 +125,8 @@ class SqlServerOwnTablesSqlTest {
                         "INSERT INTO [baton_idempotency_keys] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?,"
                                 + " 'in_progress', ?, 1, DATEADD(millisecond, 300000, SYSUTCDATETIME()),"
                                 + " SYSUTCDATETIME(), SYSUTCDATETIME())) AS baton_new (" + cols + ") WHERE NOT EXISTS"
-                                + " (SELECT 1 FROM [baton_idempotency_keys] AS baton_old WITH (UPDLOCK, HOLDLOCK)"
+                                + " (SELECT 1 FROM [baton_idempotency_keys] AS baton_old WITH (UPDLOCK, HOLDLOCK,"
+                                + " INDEX([baton_idempotency_keys_pk]))"
                                 + " WHERE baton_old.[scope] = baton_new.[scope] AND baton_old.[idempotency_key] ="
                                 + " baton_new.[idempotency_key])",
                         "UPDATE [baton_idempotency_keys] SET [token] = ?, [attempts] = [attempts] + 1, [locked_until] ="
@@ -163,7 +165,8 @@ class SqlServerOwnTablesSqlTest {
                 List.of(
                         "INSERT INTO [baton_inbox] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?,"
                                 + " SYSUTCDATETIME())) AS baton_new (" + cols + ") WHERE NOT EXISTS (SELECT 1 FROM"
-                                + " [baton_inbox] AS baton_old WITH (UPDLOCK, HOLDLOCK) WHERE baton_old.[source] ="
+                                + " [baton_inbox] AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX([baton_inbox_pk])) WHERE"
+                                + " baton_old.[source] ="
                                 + " baton_new.[source] AND baton_old.[message_id] = baton_new.[message_id])",
                         "SELECT [receipt] FROM [baton_inbox] WHERE [source] = ? AND [message_id] = ?",
                         "DELETE TOP (500) FROM [baton_inbox] WITH (ROWLOCK, READPAST) WHERE [received_at] <"
@@ -181,6 +184,7 @@ class SqlServerOwnTablesSqlTest {
      */
     private static void parse(String tsql) {
         String known = tsql.replaceFirst("^DELETE (TOP \\(\\d+\\)) FROM ", "SELECT $1 * FROM ")
+                .replaceFirst("CONSTRAINT \\[\\w+\\] PRIMARY KEY NONCLUSTERED \\(", "PRIMARY KEY CLUSTERED (")
                 .replace("PRIMARY KEY NONCLUSTERED (", "PRIMARY KEY CLUSTERED (")
                 .replaceFirst("^CREATE CLUSTERED INDEX ", "CREATE INDEX ");
         assertEquals(1, SQLUtils.parseStatements(known, DbType.sqlserver).size(), tsql);

@@ -80,7 +80,8 @@ class SqlServerSqlTest {
                         + " [lease_until] ="
                         + " DATEADD(millisecond, 120000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] ="
                         + " [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
-                        + " inserted.[payment_transaction_id] WHERE " + guard),
+                        + " inserted.[payment_transaction_id], deleted.[sync_status], deleted.[payment_status], deleted.[id]"
+                        + " WHERE " + guard),
                 sql);
         parse(sql.get(0));
         assertThrows(dev.baton.ConfigurationException.class, () -> q.claimSql(501), "SQL Server batches stop at 500");
@@ -102,8 +103,8 @@ class SqlServerSqlTest {
                         + " IN (0, 1)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
                         + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
                         + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
-                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload], inserted.[created_at] WHERE"
-                        + " [status] = 0 AND"
+                        + " inserted.[dedup_key], inserted.[headers], inserted.[payload], inserted.[created_at],"
+                        + " deleted.[status], deleted.[id] WHERE [status] = 0 AND"
                         + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
                 claim);
         parse(claim);

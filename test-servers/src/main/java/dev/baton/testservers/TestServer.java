@@ -24,6 +24,13 @@ public enum TestServer implements Supplier<TestDatabase> {
     MARIADB_LOCAL("mariadb-local", DatabaseKind.MARIADB),
     /** {@link TestDatabases#mariadbEmbedded()}. */
     MARIADB_EMBEDDED("mariadb-embedded", DatabaseKind.MARIADB),
+    /** {@link TestDatabases#mariadbLocal()} through MySQL Connector/J ({@link TestDatabases#viaConnectorJ}). */
+    MARIADB_LOCAL_CONNECTORJ("mariadb-local-connectorj", DatabaseKind.MARIADB),
+    /**
+     * {@link TestDatabases#mariadbEmbedded()} through MySQL Connector/J with {@code rewriteBatchedStatements=true}
+     * ({@link TestDatabases#viaConnectorJ}).
+     */
+    MARIADB_EMBEDDED_CONNECTORJ("mariadb-embedded-connectorj", DatabaseKind.MARIADB),
     /** {@link TestDatabases#mysql()}. */
     MYSQL8("mysql8", DatabaseKind.MYSQL),
     /** {@link TestDatabases#sqlServer()}. */
@@ -60,6 +67,8 @@ public enum TestServer implements Supplier<TestDatabase> {
             case POSTGRES_EMBEDDED -> TestDatabases.postgresEmbedded();
             case MARIADB_LOCAL -> TestDatabases.mariadbLocal();
             case MARIADB_EMBEDDED -> TestDatabases.mariadbEmbedded();
+            case MARIADB_LOCAL_CONNECTORJ -> TestDatabases.mariadbLocalConnectorJ();
+            case MARIADB_EMBEDDED_CONNECTORJ -> TestDatabases.mariadbEmbeddedConnectorJ();
             case MYSQL8 -> TestDatabases.mysql();
             case SQLSERVER -> TestDatabases.sqlServer();
         };

@@ -153,4 +153,14 @@ class AvailabilityRulesTest {
             Assumptions.abort(unavailable.reason());
         }
     }
+
+    @Test
+    void theConnectorJViewOfAMariaDbServerKeepsHostPortAndDatabaseOnly() {
+        assertEquals(
+                "jdbc:mysql://127.0.0.1:3306/h8",
+                TestDatabases.connectorJUrl("jdbc:mariadb://127.0.0.1:3306/h8?useBulkStmts=true", ""));
+        assertEquals(
+                "jdbc:mysql://localhost:4000/test?rewriteBatchedStatements=true",
+                TestDatabases.connectorJUrl("jdbc:mariadb://localhost:4000/test", "rewriteBatchedStatements=true"));
+    }
 }

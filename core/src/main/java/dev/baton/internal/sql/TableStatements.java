@@ -3,9 +3,11 @@ package dev.baton.internal.sql;
 import dev.baton.Condition;
 import dev.baton.DataAccessException;
 import dev.baton.StateMachine;
+import dev.baton.TransactionRolledBackException;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Conditions;
+import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
@@ -118,6 +120,14 @@ public final class TableStatements<S extends Enum<S>> {
         } catch (SQLException e) {
             SqlError error = dialect.diagnostics().classify(e);
             if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
+                if (Engine.inCallersTransaction(c) && dialect.diagnostics().errorEndedTransaction(c)) {
+                    throw new TransactionRolledBackException(
+                            "transition " + table + " id " + id + " to " + target + ": the unique violation rolled"
+                                    + " back the caller's whole transaction (SQL Server SET XACT_ABORT ON), so no"
+                                    + " Conflict over a transaction that is gone; nothing written before it in the"
+                                    + " transaction is committed",
+                            e);
+                }
                 return new TransitionResult.Conflict<>(id, error.constraint());
             }
             throw UndefinedColumn.check(dialect, table, e);

@@ -152,7 +152,7 @@ public final class IdempotencyKeyStatements {
     public long deleteExpired(Engine engine, String operation) {
         return Engine.drain(
                         deleteBatch,
-                        () -> engine.autocommit(operation, c -> Engine.update(c, deleteExpiredSql, List.of())))
+                        () -> engine.autocommit(operation, c -> Engine.deleteAtReadCommitted(c, deleteExpiredSql)))
                 .rows();
     }
 

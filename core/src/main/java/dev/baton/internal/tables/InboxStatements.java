@@ -84,7 +84,8 @@ public final class InboxStatements {
     /** Runs {@code deleteSql} in autocommit batches until one comes back short; the rows deleted. */
     public long delete(Engine engine, String operation, String deleteSql) {
         return Engine.drain(
-                        deleteBatch, () -> engine.autocommit(operation, c -> Engine.update(c, deleteSql, List.of())))
+                        deleteBatch,
+                        () -> engine.autocommit(operation, c -> Engine.deleteAtReadCommitted(c, deleteSql)))
                 .rows();
     }
 

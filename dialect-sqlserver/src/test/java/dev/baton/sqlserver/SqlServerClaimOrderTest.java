@@ -1,0 +1,78 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.testkit.compat.Sync;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code OUTPUT} rows come in no defined order (learn.microsoft.com, OUTPUT clause), while a claim returns the queue's
+ * order on every database. The claim outputs the order columns as they were before the update and the dialect sorts by
+ * them. Here the statement's rows arrive shuffled, as SQL Server may send them.
+ */
+class SqlServerClaimOrderTest {
+
+    @Test
+    void claimedRowsComeInTheQueueOrderWhateverOrderOutputSendsThem() {
+        // returned: id, attempts, then deleted.[sync_status], deleted.[created_at], deleted.[id]
+        List<Object[]> shuffled = List.of(
+                new Object[] {9L, 1, 0, java.sql.Timestamp.valueOf("2026-01-01 10:00:00"), 9L},
+                new Object[] {4L, 2, 0, java.sql.Timestamp.valueOf("2026-01-01 09:00:00"), 4L},
+                new Object[] {7L, 1, 0, java.sql.Timestamp.valueOf("2026-01-01 10:00:00"), 7L},
+                new Object[] {2L, 1, 0, java.sql.Timestamp.valueOf("2026-01-01 11:00:00"), 2L});
+        SqlRecorder recorder = new SqlRecorder(0, sql -> sql.startsWith("WITH baton_claim") ? shuffled : List.of());
+        Baton baton = Baton.builder(recorder.dataSource())
+                .dialect(new SqlServerDialect())
+                .build();
+        ClaimQueue<Sync> queue = baton.<Sync>queue("jobs")
+                .table("jobs")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .orderBy("created_at", "id")
+                .deadState(Sync.FAILED)
+                .lease(Duration.ofMinutes(1))
+                .build();
+        List<Object> ids = new ArrayList<>();
+        for (ClaimedRow<Sync> row : queue.claim(10)) {
+            ids.add(row.id());
+        }
+        assertEquals(List.of(4L, 7L, 9L, 2L), ids, "created_at, then id");
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (10) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                        + " [sync_status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())"
+                        + " ORDER BY [sync_status], [created_at], [id]) UPDATE baton_claim SET [sync_status] = ?,"
+                        + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"
+                        + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
+                        + " deleted.[sync_status], deleted.[created_at], deleted.[id] WHERE [sync_status] = 0 AND"
+                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
+                recorder.take().get(0));
+    }
+
+    @Test
+    void descendingColumnsAndNullsSortAsSqlServerSortsThem() {
+        List<Object[]> rows = new ArrayList<>(List.of(
+                new Object[] {"a", 1, 3L}, new Object[] {"b", null, 5L}, new Object[] {"c", 1, 4L}, new Object[] {
+                    "d", 2, 1L
+                }));
+        // ORDER BY priority, id DESC: NULL first ascending, as SQL Server sorts it
+        List<Object[]> sorted =
+                SqlServerBatchUpdate.sorted(rows, SqlServerBatchUpdate.queueOrder(1, List.of(false, true)), 1);
+        List<Object> firsts = new ArrayList<>();
+        for (Object[] r : sorted) {
+            assertEquals(1, r.length, "the order columns are cut off");
+            firsts.add(r[0]);
+        }
+        assertEquals(List.of("b", "c", "a", "d"), firsts);
+        // mixed integer types of one column (INT and BIGINT read back) compare by value
+        List<Object[]> mixed = new ArrayList<>(List.<Object[]>of(new Object[] {"x", 10L}, new Object[] {"y", 9}));
+        assertEquals(
+                "y",
+                SqlServerBatchUpdate.sorted(mixed, SqlServerBatchUpdate.queueOrder(1, List.of(false)), 1)
+                        .get(0)[0]);
+    }
+}

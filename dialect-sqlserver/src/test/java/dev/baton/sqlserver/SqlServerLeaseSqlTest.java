@@ -1,0 +1,111 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.Outcome;
+import dev.baton.RetryPolicy;
+import dev.baton.testkit.compat.Payment;
+import dev.baton.testkit.compat.Sync;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11 on SQL Server, by exact text: the statements of the expiry sweep, the release and the reconciler's verdict
+ * (the paths that have no {@code sql()} method), recorded as Baton prepares them. Clearing the claim token on reclaim
+ * and release, the attempt limit in the sweep and the dead verdict are what the PostgreSQL and MariaDB suites prove by
+ * behaviour.
+ */
+class SqlServerLeaseSqlTest {
+    /** A claim returns one row: id 7, attempt 1, the selected column, and the three order columns before the update. */
+    private final SqlRecorder recorder = new SqlRecorder(
+            0,
+            sql -> sql.startsWith("WITH baton_claim")
+                    ? List.<Object[]>of(new Object[] {7L, 1, "tx", 0, 1, 7L})
+                    : List.<Object[]>of());
+
+    private final Baton baton =
+            Baton.builder(recorder.dataSource()).dialect(new SqlServerDialect()).build();
+    private final ClaimQueue<Sync> queue = baton.<Sync>queue("order-sync")
+            .table("orders")
+            .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+            .eligibleWhen(baton.table("orders")
+                    .state("payment_status", Payment.MACHINE)
+                    .is(Payment.PAID))
+            .select("payment_transaction_id")
+            .deadState(Sync.FAILED)
+            .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+            .retry(RetryPolicy.exponential(Duration.ofSeconds(5), 2.0).maxAttempts(3))
+            .lease(Duration.ofMinutes(2))
+            .build();
+
+    private ClaimedRow<Sync> claimOne() {
+        List<ClaimedRow<Sync>> rows = queue.claim(10);
+        assertEquals(1, rows.size());
+        recorder.take();
+        return rows.get(0);
+    }
+
+    @Test
+    void theSweepDeadLettersExhaustedRowsAndClearsTokens() {
+        queue.reclaimExpired();
+        String attemptsLeft = recorder.bindsOf(0);
+        String exhausted = recorder.bindsOf(1);
+        String sending = recorder.bindsOf(2);
+        List<String> sql = recorder.take();
+        String sweep = "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
+                + " [lease_until] = NULL, [claim_token] = NULL";
+        assertEquals(
+                List.of(
+                        sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
+                        sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
+                                + " [attempts] >= ?",
+                        sweep + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
+                sql);
+        sql.forEach(SqlServerSqlTest::parse);
+        assertEquals(List.of(Sync.PENDING.code(), 3).toString(), attemptsLeft, "back to PENDING below maxAttempts");
+        assertTrue(
+                exhausted.startsWith("[" + Sync.FAILED.code() + ", ") && exhausted.endsWith(", 3]"),
+                "dead-lettered at maxAttempts, with a reason: " + exhausted);
+        assertEquals(List.of(Sync.UNKNOWN.code()).toString(), sending, "expired SENDING rows go to UNKNOWN");
+    }
+
+    @Test
+    void releaseFencesProcessingOnlyClearsTheTokenAndGivesTheAttemptBack() {
+        ClaimedRow<Sync> row = claimOne();
+        queue.release(row);
+        String binds = recorder.bindsOf(0);
+        List<String> sql = recorder.take();
+        assertEquals(
+                "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = ?, [attempts] ="
+                        + " [attempts] - 1 WHERE [id] = ? AND [claim_token] = ? AND [sync_status] = 1",
+                sql.get(0));
+        SqlServerSqlTest.parse(sql.get(0));
+        assertEquals(
+                List.of(Sync.PENDING.code(), -row.token(), 7L, row.token()).toString(), binds, "the token is spent");
+    }
+
+    @Test
+    void aDeadVerdictMovesAnUnknownRowToTheDeadStateAndClearsTheToken() {
+        queue.resolveUnknown(7L, Outcome.deadLetter("the sink refused it"));
+        String dead = recorder.bindsOf(0);
+        queue.resolveUnknown(7L, Outcome.release());
+        String notSent = recorder.bindsOf(1);
+        List<String> sql = recorder.take();
+        assertEquals(
+                List.of(
+                        "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL,"
+                                + " [last_error] = ? WHERE [id] = ? AND [sync_status] = 5",
+                        "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL WHERE"
+                                + " [id] = ? AND [sync_status] = 5"),
+                sql);
+        sql.forEach(SqlServerSqlTest::parse);
+        assertEquals(
+                List.of(Sync.FAILED.code(), "the sink refused it", 7L).toString(), dead, "a dead verdict dead-letters");
+        assertEquals(List.of(Sync.PENDING.code(), 7L).toString(), notSent, "not sent: claimable again");
+    }
+}
