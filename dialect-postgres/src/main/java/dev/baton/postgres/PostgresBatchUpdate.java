@@ -2,7 +2,12 @@ package dev.baton.postgres;
 
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -10,8 +15,9 @@ import java.util.List;
  * KEY UPDATE SKIP LOCKED}, so foreign-key checks on the rows do not block) and the {@code UPDATE … FROM} it re-checks
  * the guard and returns the new values; an ordered batch (a claim) is a second CTE, its rows sorted by the order
  * columns the pick carried along, since {@code RETURNING} promises no order. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate
- * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text so that a
- * server-side prepared statement never falls back to a generic plan that scans the table.
+ * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text, and pgjdbc
+ * sends the statement unnamed ({@link CustomPlans}), so that PostgreSQL never runs it on a generic plan made for an
+ * empty table.
  */
 final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
@@ -70,7 +76,20 @@ final class PostgresBatchUpdate {
         List<Object> binds = new ArrayList<>(spec.pickWhere().binds());
         binds.addAll(spec.set().binds());
         binds.addAll(spec.where().binds());
-        return BatchUpdate.singleStatement(
-                sql.toString(), binds, spec.returning().size());
+        String text = sql.toString();
+        List<Object> values = Collections.unmodifiableList(binds);
+        int width = spec.returning().size();
+        return BatchUpdate.of(List.of(text), (connection, args) -> {
+            try (PreparedStatement ps = connection.prepareStatement(text)) {
+                CustomPlans.everyTime(ps); // never a generic plan made while the table was empty
+                Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                if (width == 0) {
+                    return Rows.empty(ps.executeUpdate());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return Rows.read(rs, width);
+                }
+            }
+        });
     }
 }
