@@ -7,8 +7,8 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Makes pgjdbc send one statement unnamed at every execution ({@code PGStatement.setPrepareThreshold(0)}), so that
- * PostgreSQL plans it for the table as it is each time. A claim that pgjdbc prepares on the server (from its fifth
+ * Makes pgjdbc send one execution of a statement unnamed ({@code PGStatement.setPrepareThreshold(0)}), so that
+ * PostgreSQL plans it for the table as it is. A claim that pgjdbc prepares on the server (from its fifth
  * execution) gets one generic plan from PostgreSQL after five custom ones, and keeps it until the table's statistics
  * change: made while the queue was empty (vacuumed empty, as autovacuum leaves a drained queue), it is a sequential
  * scan, or for an outbox a nested loop that scans the table once per pending message, long after the backlog arrived

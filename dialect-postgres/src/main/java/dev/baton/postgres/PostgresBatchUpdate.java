@@ -9,15 +9,17 @@ import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A batch update on PostgreSQL is one statement: a {@code MATERIALIZED} CTE picks and locks the rows ({@code FOR NO
  * KEY UPDATE SKIP LOCKED}, so foreign-key checks on the rows do not block) and the {@code UPDATE … FROM} it re-checks
  * the guard and returns the new values; an ordered batch (a claim) is a second CTE, its rows sorted by the order
  * columns the pick carried along, since {@code RETURNING} promises no order. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate
- * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text, and pgjdbc
- * sends the statement unnamed ({@link CustomPlans}), so that PostgreSQL never runs it on a generic plan made for an
- * empty table.
+ * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text. After a short
+ * batch (the table may be nearly empty) the next one is sent unnamed ({@link CustomPlans}), planned for the table as
+ * it is; only after a full batch (a backlog: the table is not small) does pgjdbc's server-side prepared statement run,
+ * so a generic plan PostgreSQL makes or re-makes for it is made for a table with a backlog, never for an empty one.
  */
 final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
@@ -79,16 +81,24 @@ final class PostgresBatchUpdate {
         String text = sql.toString();
         List<Object> values = Collections.unmodifiableList(binds);
         int width = spec.returning().size();
+        int limit = spec.limit();
+        AtomicBoolean backlog = new AtomicBoolean();
         return BatchUpdate.of(List.of(text), (connection, args) -> {
             try (PreparedStatement ps = connection.prepareStatement(text)) {
-                CustomPlans.everyTime(ps); // never a generic plan made while the table was empty
+                if (!backlog.get()) {
+                    CustomPlans.everyTime(ps); // no generic plan is made while the table may be (nearly) empty
+                }
                 Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                List<Object[]> rows;
                 if (width == 0) {
-                    return Rows.empty(ps.executeUpdate());
+                    rows = Rows.empty(ps.executeUpdate());
+                } else {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rows = Rows.read(rs, width);
+                    }
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    return Rows.read(rs, width);
-                }
+                backlog.set(rows.size() >= limit);
+                return rows;
             }
         });
     }
