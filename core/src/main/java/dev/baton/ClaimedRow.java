@@ -25,7 +25,7 @@ public final class ClaimedRow<S extends Enum<S>> {
         this.id = id;
         this.token = token;
         this.attempt = attempt;
-        this.values = Collections.unmodifiableMap(values);
+        this.values = values.isEmpty() ? Map.of() : Collections.unmodifiableMap(values);
     }
 
     /** The row id. */
