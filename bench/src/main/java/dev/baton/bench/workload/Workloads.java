@@ -36,6 +36,9 @@ public final class Workloads {
                     out.add(new dev.baton.bench.claim.ClaimCompleteWorkload(
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
                 case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
+                case "claim-latency-10m" ->
+                    // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
+                    out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
                 case "claim-latency" ->
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
                 case "outbox" -> out.add(new dev.baton.bench.outbox.OutboxWorkload(new int[] {1, 4}));
@@ -43,7 +46,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, worker, claim-latency, drain, outbox, jmh)");
+                                    + " (known: transition, transition-mixed, claim, worker, claim-latency, claim-latency-10m, drain, outbox, jmh)");
             }
         }
         return out;
