@@ -358,6 +358,80 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertEquals("a1", jobs.get(1, "third_party_guid"));
     }
 
+    /**
+     * Baton's transactions run at READ COMMITTED without asking the driver for the isolation level every time (pgjdbc
+     * answers with a round trip): a physical connection found at READ COMMITTED is asked once; one at another level is
+     * set to READ COMMITTED for each transaction and given its level back.
+     */
+    @Test
+    void theIsolationLevelIsAskedOncePerPhysicalConnectionAndRestored() throws SQLException {
+        jobs.insert(1, 3, Payment.PAID);
+        AtomicInteger asked = new AtomicInteger();
+        try (Connection physical = db.connect()) {
+            physical.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            ClaimQueue<Sync> q = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(dialect)
+                            .build(),
+                    LEASE);
+            List<ClaimedRow<Sync>> rows = q.claim(3);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(q.heartbeatAll(rows).stream().allMatch(LeaseResult::done)); // one transaction each
+            }
+            assertTrue(asked.get() <= 1, "asked " + asked.get() + " times");
+        }
+        asked.set(0);
+        try (Connection physical = db.connect()) {
+            physical.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            ClaimQueue<Sync> q = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(dialect)
+                            .build(),
+                    LEASE);
+            List<ClaimedRow<Sync>> rows = q.claim(3);
+            assertEquals(0, rows.size(), "claimed above");
+            ClaimQueue<Sync> later = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(new ShiftedClockDialect(
+                                    dialect, LEASE.plusSeconds(10).toMillis()))
+                            .build(),
+                    LEASE);
+            assertEquals(3L, later.reclaimExpired());
+            rows = later.claim(3);
+            asked.set(0);
+            for (int i = 0; i < 2; i++) {
+                assertTrue(later.heartbeatAll(rows).stream().allMatch(LeaseResult::done));
+                assertEquals(Connection.TRANSACTION_REPEATABLE_READ, physical.getTransactionIsolation(), "restored");
+            }
+            assertEquals(2, asked.get(), "a connection at another level is asked at every transaction");
+        }
+    }
+
+    /** Hands out {@code physical} every time (closing it leaves it open), counting isolation-level questions. */
+    private static javax.sql.DataSource oneConnection(Connection physical, AtomicInteger asked) {
+        Connection kept = (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
+                    if (m.getName().equals("close")) {
+                        return null;
+                    }
+                    if (m.getName().equals("getTransactionIsolation")) {
+                        asked.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(physical, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                javax.sql.DataSource.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        return kept;
+                    }
+                    throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
     private static LeaseResult<Sync> normalized(LeaseResult<Sync> r) {
         return r instanceof LeaseResult.Done<Sync> d
                 ? new LeaseResult.Done<>(((Number) d.id()).longValue(), d.state())
