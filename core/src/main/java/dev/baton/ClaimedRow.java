@@ -27,7 +27,7 @@ public final class ClaimedRow<S extends Enum<S>> {
         this.id = id;
         this.token = token;
         this.attempt = attempt;
-        this.values = Collections.unmodifiableMap(values);
+        this.values = values.isEmpty() ? Map.of() : Collections.unmodifiableMap(values);
     }
 
     /** The row id, as the driver returned it (see {@link #id(Class)} and {@link #longId()} for a typed read). */

@@ -13,10 +13,11 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Processes a claim queue: one poller thread claims batches and commits the handlers' outcomes together (one
- * transaction per group, each row fenced by its token), handlers run on an executor with bounded concurrency (or on
- * the poller thread when concurrency is 1 and no executor is given), a scheduler thread extends the leases of rows
- * held longer than the heartbeat interval and returns expired leases to the queue. No exception ends the loop.
+ * Processes a claim queue: {@code concurrency} poller threads each claim a batch, run its handlers in turn and commit
+ * the outcomes together (a batch's completions in one statement, each row fenced by its token); with an
+ * {@link Builder#executor executor}, one poller claims and the executor runs the handlers, at most
+ * {@code concurrency} rows handed out at once. A scheduler thread extends the leases of rows held longer than the
+ * heartbeat interval and returns expired leases to the queue. No exception ends the loop.
  *
  * <pre>{@code
  * Worker worker = baton.worker(sync)
@@ -158,7 +159,10 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** Handlers running at once, 1 to 1000 (default 1: handlers run on the poller thread). */
+        /**
+         * Handlers running at once, 1 to 1000 (default 1). Without an executor, each of that many poller threads
+         * claims its own batch and runs its handlers itself, so up to {@code concurrency × batchSize} rows are held.
+         */
         public Builder<S> concurrency(int handlers) {
             if (handlers < 1 || handlers > 1000) {
                 throw new ConfigurationException(

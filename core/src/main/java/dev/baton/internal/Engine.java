@@ -14,7 +14,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -40,6 +43,8 @@ public final class Engine {
     private final List<BatonListener> listeners;
     private final List<BatonInterceptor> interceptors;
     private final HostTransactions hosts;
+    /** Physical connections seen at READ COMMITTED, weakly held (a closed connection drops out). */
+    private final Map<Connection, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
     /** Creates an engine that never joins a host transaction. */
     public Engine(DataSource dataSource, Dialect dialect, RetryPolicy transientRetry, List<BatonListener> listeners) {
@@ -219,9 +224,16 @@ public final class Engine {
                 return work.run(c);
             }
             boolean restoreAutoCommit = c.getAutoCommit();
-            int isolation = c.getTransactionIsolation();
+            Connection physical = physical(c);
+            // pgjdbc answers getTransactionIsolation() with a server round trip (SHOW TRANSACTION ISOLATION LEVEL):
+            // asked once per physical connection found at READ COMMITTED, remembered while that connection lives
+            int isolation = readCommitted.containsKey(physical)
+                    ? Connection.TRANSACTION_READ_COMMITTED
+                    : c.getTransactionIsolation();
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            } else {
+                readCommitted.put(physical, Boolean.TRUE);
             }
             if (restoreAutoCommit) {
                 c.setAutoCommit(false);
@@ -252,6 +264,21 @@ public final class Engine {
                 }
                 restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
             }
+        }
+    }
+
+    /**
+     * The driver's connection behind a pool's proxy (HikariCP and the drivers answer {@code unwrap(Connection.class)}
+     * with it), or {@code c} itself. A pool that hands out the same physical connection with another isolation level
+     * than it had when Baton last saw it at READ COMMITTED must reset it on return, as HikariCP and DBCP do for a level
+     * set through their proxy.
+     */
+    private static Connection physical(Connection c) {
+        try {
+            Connection inner = c.unwrap(Connection.class);
+            return inner != null ? inner : c;
+        } catch (SQLException e) {
+            return c;
         }
     }
 

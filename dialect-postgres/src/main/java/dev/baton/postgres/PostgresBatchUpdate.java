@@ -2,16 +2,24 @@ package dev.baton.postgres;
 
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A batch update on PostgreSQL is one statement: a {@code MATERIALIZED} CTE picks and locks the rows ({@code FOR NO
  * KEY UPDATE SKIP LOCKED}, so foreign-key checks on the rows do not block) and the {@code UPDATE … FROM} it re-checks
  * the guard and returns the new values; an ordered batch (a claim) is a second CTE, its rows sorted by the order
  * columns the pick carried along, since {@code RETURNING} promises no order. Not {@code WHERE id IN (subquery … LIMIT n)}, which PostgreSQL may evaluate
- * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text so that a
- * server-side prepared statement never falls back to a generic plan that scans the table.
+ * more than once and so update more than n rows (BUG #15715). The limit is rendered into the text. After a short
+ * batch (the table may be nearly empty) the next one is sent unnamed ({@link CustomPlans}), planned for the table as
+ * it is; only after a full batch (a backlog: the table is not small) does pgjdbc's server-side prepared statement run,
+ * so a generic plan PostgreSQL makes or re-makes for it is made for a table with a backlog, never for an empty one.
  */
 final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
@@ -70,7 +78,28 @@ final class PostgresBatchUpdate {
         List<Object> binds = new ArrayList<>(spec.pickWhere().binds());
         binds.addAll(spec.set().binds());
         binds.addAll(spec.where().binds());
-        return BatchUpdate.singleStatement(
-                sql.toString(), binds, spec.returning().size());
+        String text = sql.toString();
+        List<Object> values = Collections.unmodifiableList(binds);
+        int width = spec.returning().size();
+        int limit = spec.limit();
+        AtomicBoolean backlog = new AtomicBoolean();
+        return BatchUpdate.of(List.of(text), (connection, args) -> {
+            try (PreparedStatement ps = connection.prepareStatement(text)) {
+                if (!backlog.get()) {
+                    CustomPlans.everyTime(ps); // no generic plan is made while the table may be (nearly) empty
+                }
+                Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                List<Object[]> rows;
+                if (width == 0) {
+                    rows = Rows.empty(ps.executeUpdate());
+                } else {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rows = Rows.read(rs, width);
+                    }
+                }
+                backlog.set(rows.size() >= limit);
+                return rows;
+            }
+        });
     }
 }

@@ -42,11 +42,23 @@ public final class BatonDrainer implements Drainer {
 
     private final int batch;
     private final long history;
+    private final int concurrency;
+    private final boolean guid;
 
     /** Workers claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
     public BatonDrainer(int batch, long history) {
+        this(batch, history, 1, false);
+    }
+
+    /**
+     * Workers of {@code concurrency} claiming {@code batch} rows at a time; with {@code guid}, each completion sets
+     * {@code third_party_guid} to {@code "g" + id}.
+     */
+    public BatonDrainer(int batch, long history, int concurrency, boolean guid) {
         this.batch = batch;
         this.history = history;
+        this.concurrency = concurrency;
+        this.guid = guid;
     }
 
     @Override
@@ -82,10 +94,14 @@ public final class BatonDrainer implements Drainer {
         for (int i = 0; i < threads; i++) {
             workers.add(baton.worker(queue)
                     .batchSize(batch)
+                    .concurrency(concurrency)
                     .pollInterval(Duration.ofMillis(5), Duration.ofMillis(20))
                     .handle(row -> {
-                        executions.incrementAndGet((int) (((Number) row.id()).longValue() - history - 1));
-                        return Outcome.complete(Job.DONE);
+                        long id = ((Number) row.id()).longValue();
+                        executions.incrementAndGet((int) (id - history - 1));
+                        return guid
+                                ? Outcome.<Job>complete(Job.DONE).set("third_party_guid", "g" + id)
+                                : Outcome.complete(Job.DONE);
                     })
                     .start());
         }
@@ -95,7 +111,7 @@ public final class BatonDrainer implements Drainer {
         for (Worker w : workers) {
             w.close();
         }
-        return DrainCheck.measure(target, history, tasks, executions, seconds, done);
+        return DrainCheck.measure(target, history, tasks, executions, seconds, done, guid);
     }
 
     static ClaimQueue<Job> queue(Baton baton) {

@@ -12,6 +12,19 @@ final class DrainCheck {
     static Measurement measure(
             Target target, long history, int tasks, AtomicIntegerArray executions, double seconds, boolean finished)
             throws Exception {
+        return measure(target, history, tasks, executions, seconds, finished, false);
+    }
+
+    /** As above; with {@code guid}, a row is done only with its guid set. */
+    static Measurement measure(
+            Target target,
+            long history,
+            int tasks,
+            AtomicIntegerArray executions,
+            double seconds,
+            boolean finished,
+            boolean guid)
+            throws Exception {
         long lost = 0;
         long duplicates = 0;
         for (int i = 0; i < tasks; i++) {
@@ -22,10 +35,11 @@ final class DrainCheck {
                 duplicates += n - 1;
             }
         }
-        long[] db = JobTable.verify(target, history);
+        long[] db = JobTable.verify(target, history, guid);
         long failures = lost + duplicates + db[0] + db[1] + (finished ? 0 : 1);
         String check = failures == 0
-                ? "ok: " + tasks + " rows executed once, all done, each claimed once"
+                ? "ok: " + tasks + " rows executed once, all done" + (guid ? " with their guid" : "")
+                        + ", each claimed once"
                 : "FAILED: lost " + lost + ", duplicates " + duplicates + ", not done " + db[0] + ", claimed twice "
                         + db[1] + (finished ? "" : ", timed out");
         return Measurement.throughput(tasks, seconds, Latency.Summary.NONE, failures, check);

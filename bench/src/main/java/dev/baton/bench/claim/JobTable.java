@@ -24,7 +24,7 @@ final class JobTable {
             st.execute(
                     "CREATE TABLE " + NAME + " (id BIGINT NOT NULL PRIMARY KEY, state INT NOT NULL, lease_until " + ts
                             + ", claim_token BIGINT NULL, attempts INT NOT NULL DEFAULT 0, next_attempt_at " + ts
-                            + ", last_error VARCHAR(1000) NULL)");
+                            + ", last_error VARCHAR(1000) NULL, third_party_guid VARCHAR(64) NULL)");
             insert(st, pg, 1, history, 2, 1);
             insert(st, pg, history + 1, pending, 0, 0);
             st.execute(
@@ -54,9 +54,17 @@ final class JobTable {
 
     /** Rows not done, and rows completed more than once (attempts above 1 would mean a second claim). */
     static long[] verify(Target target, long history) throws Exception {
+        return verify(target, history, false);
+    }
+
+    /** As {@link #verify(Target, long)}; with {@code guid}, a done row without its guid {@code 'g' || id} is not done. */
+    static long[] verify(Target target, long history, boolean guid) throws Exception {
         try (Connection c = target.pool().getConnection();
                 Statement st = c.createStatement()) {
-            long notDone = Long.parseLong(Target.one(st, "SELECT COUNT(*) FROM " + NAME + " WHERE state <> 2"));
+            String wrongGuid = " OR (id > " + history + " AND (third_party_guid IS NULL OR third_party_guid <> "
+                    + (target.kind() == Target.Kind.POSTGRES ? "'g' || id" : "CONCAT('g', id)") + "))";
+            long notDone = Long.parseLong(
+                    Target.one(st, "SELECT COUNT(*) FROM " + NAME + " WHERE state <> 2" + (guid ? wrongGuid : "")));
             long reclaimed = Long.parseLong(
                     Target.one(st, "SELECT COUNT(*) FROM " + NAME + " WHERE id > " + history + " AND attempts <> 1"));
             return new long[] {notDone, reclaimed};

@@ -28,11 +28,21 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 public final class RawDrainer implements Drainer {
     private final int batch;
     private final long history;
+    private final boolean guid;
 
     /** Threads claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
     public RawDrainer(int batch, long history) {
+        this(batch, history, false);
+    }
+
+    /**
+     * As above; with {@code guid}, each row's completion sets {@code third_party_guid} to {@code "g" + id}, all in the
+     * batch's one statement ({@code third_party_guid = CASE id WHEN ? THEN ? … ELSE third_party_guid END}).
+     */
+    public RawDrainer(int batch, long history, boolean guid) {
         this.batch = batch;
         this.history = history;
+        this.guid = guid;
     }
 
     @Override
@@ -71,10 +81,14 @@ public final class RawDrainer implements Drainer {
                             continue;
                         }
                         empty = 0;
+                        List<String> guids = guid ? new ArrayList<>(ids.size()) : null;
                         for (long id : ids) {
                             executions.incrementAndGet((int) (id - history - 1));
+                            if (guid) {
+                                guids.add("g" + id);
+                            }
                         }
-                        complete(c, ids, token);
+                        complete(c, ids, guids, token);
                     }
                 }
                 return null;
@@ -91,7 +105,7 @@ public final class RawDrainer implements Drainer {
         double seconds = (System.nanoTime() - t0) / 1e9;
         probe.end();
         pool.shutdownNow();
-        return DrainCheck.measure(target, history, tasks, executions, seconds, finished);
+        return DrainCheck.measure(target, history, tasks, executions, seconds, finished, guid);
     }
 
     private static final String DUE = "(next_attempt_at IS NULL OR next_attempt_at <= ";
@@ -148,14 +162,24 @@ public final class RawDrainer implements Drainer {
      * All the batch's completions as one statement, each row fenced by id, token and state: on PostgreSQL in autocommit
      * mode, on MariaDB in the transaction mode the claim left (then committed).
      */
-    private static void complete(Connection c, List<Long> ids, long token) throws Exception {
+    private static void complete(Connection c, List<Long> ids, List<String> guids, long token) throws Exception {
         String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME
-                + " SET state = 2, lease_until = NULL WHERE id IN (" + in + ") AND claim_token = ? AND state = 1")) {
-            for (int i = 0; i < ids.size(); i++) {
-                ps.setLong(i + 1, ids.get(i));
+        String set = guids == null
+                ? ""
+                : ", third_party_guid = CASE id" + " WHEN ? THEN ?".repeat(ids.size()) + " ELSE third_party_guid END";
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME + " SET state = 2, lease_until = NULL"
+                + set + " WHERE id IN (" + in + ") AND claim_token = ? AND state = 1")) {
+            int p = 1;
+            if (guids != null) {
+                for (int i = 0; i < ids.size(); i++) {
+                    ps.setLong(p++, ids.get(i));
+                    ps.setString(p++, guids.get(i));
+                }
             }
-            ps.setLong(ids.size() + 1, token);
+            for (int i = 0; i < ids.size(); i++) {
+                ps.setLong(p++, ids.get(i));
+            }
+            ps.setLong(p, token);
             if (ps.executeUpdate() != ids.size()) {
                 throw new IllegalStateException("a fenced completion matched fewer rows than claimed");
             }

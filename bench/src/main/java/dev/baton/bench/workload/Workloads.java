@@ -7,6 +7,7 @@ import java.util.List;
 /**
  * The registry of workloads, by the names used with {@code --workloads}: {@code transition}, {@code
  * transition-mixed}, {@code claim} (claim + complete, Baton against hand-written JDBC, workers × batch), {@code
+ * worker} (one Worker with concurrency 1 or 8, or 8 Workers, completions with and without a column), {@code
  * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
  * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code outbox} (end to end: producers
  * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code jmh}.
@@ -34,13 +35,18 @@ public final class Workloads {
                 case "claim" ->
                     out.add(new dev.baton.bench.claim.ClaimCompleteWorkload(
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
+                case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
+                case "claim-latency-10m" ->
+                    // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
+                    out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
                 case "claim-latency" ->
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
                 case "outbox" -> out.add(new dev.baton.bench.outbox.OutboxWorkload(new int[] {1, 4}));
                 case "jmh" -> {} // not a database workload; Main runs the JMH suite
                 default ->
-                    throw new IllegalArgumentException("unknown workload " + n
-                            + " (known: transition, transition-mixed, claim, claim-latency, drain, outbox, jmh)");
+                    throw new IllegalArgumentException(
+                            "unknown workload " + n
+                                    + " (known: transition, transition-mixed, claim, worker, claim-latency, claim-latency-10m, drain, outbox, jmh)");
             }
         }
         return out;

@@ -88,9 +88,12 @@ public final class Claimer<S extends Enum<S>, R> {
         List<String> select = shape.def.select();
         List<R> out = new ArrayList<>(returned.size());
         for (Object[] r : returned) {
-            Map<String, Object> values = new LinkedHashMap<>();
-            for (int i = 0; i < select.size(); i++) {
-                values.put(select.get(i), r[FIRST_SELECTED + i]);
+            Map<String, Object> values = Map.of(); // most queues select nothing: no map per row
+            if (!select.isEmpty()) {
+                values = new LinkedHashMap<>();
+                for (int i = 0; i < select.size(); i++) {
+                    values.put(select.get(i), r[FIRST_SELECTED + i]);
+                }
             }
             out.add(rows.row(r[ID], args.token(), ((Number) r[ATTEMPTS]).intValue(), values));
         }

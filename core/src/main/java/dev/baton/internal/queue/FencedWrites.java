@@ -43,6 +43,9 @@ public final class FencedWrites<S extends Enum<S>> {
     /** The largest error text stored with a retry or dead letter; longer texts are cut. */
     public static final int MAX_ERROR_LENGTH = 1000;
 
+    /** The most binds one grouped completion carries (SQL Server takes at most 2,100 parameters a statement). */
+    private static final int MAX_BINDS = 2000;
+
     /** One fenced write ready to bind. */
     private record Prepared<S extends Enum<S>>(
             String sql, List<Object> binds, Object id, long token, S resultState, Check check) {
@@ -68,7 +71,6 @@ public final class FencedWrites<S extends Enum<S>> {
     private final Function<Outcome<S>, Assignments> assignments;
     private final Set<String> managed;
     private final ConcurrentMap<String, String> sql = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Integer, String> completeAllSql = new ConcurrentHashMap<>();
 
     /**
      * Fenced writes for the queue of {@code shape}; {@code assignments} reads the columns a completion sets besides
@@ -93,38 +95,30 @@ public final class FencedWrites<S extends Enum<S>> {
         if (decisions.isEmpty()) {
             return List.of();
         }
-        String operation = "apply " + decisions.size() + " outcome(s) in queue '" + shape.name + "'";
         List<LeaseResult<S>> results;
-        if (decisions.size() > 1 && oneFinalCompletion(decisions)) {
-            S target = decisions.get(0).outcome().target();
-            shape.machine.checkTransition(shape.processing, target);
-            if (shape.sending != null) {
-                shape.machine.checkTransition(shape.sending, target);
-            }
-            results = shape.engine.autocommit(operation, reported(c -> completeTogether(c, decisions)));
+        List<List<Integer>> together = decisions.size() > 1 ? completionGroups(decisions) : List.of();
+        if (together.isEmpty()) {
+            results = applyEach(decisions);
         } else {
-            List<Prepared<S>> prepared = new ArrayList<>(decisions.size());
-            for (Decision<S> d : decisions) {
-                prepared.add(prepare(d.row(), d.outcome()));
-            }
-            if (decisions.size() == 1) {
-                results = isolated(decisions.get(0), prepared.get(0));
-            } else {
-                try {
-                    results = shape.engine.transaction(
-                            operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
-                } catch (DataAccessException e) {
-                    if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
-                        throw e; // in the caller's transaction the refusal is the caller's to handle
-                    }
-                    // One outcome the database refuses must not roll back the others forever: write each alone
-                    // (only after a failure, so the common path keeps its single transaction).
-                    results = new ArrayList<>(decisions.size());
-                    for (int i = 0; i < decisions.size(); i++) {
-                        results.add(isolated(decisions.get(i), prepared.get(i)).get(0));
-                    }
+            List<LeaseResult<S>> out = new ArrayList<>(Collections.nCopies(decisions.size(), null));
+            completeGroups(decisions, together, out);
+            List<Integer> rest = new ArrayList<>();
+            for (int i = 0; i < out.size(); i++) {
+                if (out.get(i) == null) {
+                    rest.add(i);
                 }
             }
+            if (!rest.isEmpty()) {
+                List<Decision<S>> others = new ArrayList<>(rest.size());
+                for (int i : rest) {
+                    others.add(decisions.get(i));
+                }
+                List<LeaseResult<S>> written = applyEach(others);
+                for (int k = 0; k < rest.size(); k++) {
+                    out.set(rest.get(k), written.get(k));
+                }
+            }
+            results = out;
         }
         if (shape.engine.hasListeners()) {
             for (int i = 0; i < results.size(); i++) {
@@ -145,6 +139,33 @@ public final class FencedWrites<S extends Enum<S>> {
             }
         }
         return results;
+    }
+
+    /** One autocommit statement for one decision, else one transaction of fenced writes. */
+    private List<LeaseResult<S>> applyEach(List<Decision<S>> decisions) {
+        List<Prepared<S>> prepared = new ArrayList<>(decisions.size());
+        for (Decision<S> d : decisions) {
+            prepared.add(prepare(d.row(), d.outcome()));
+        }
+        if (decisions.size() == 1) {
+            return isolated(decisions.get(0), prepared.get(0));
+        }
+        String operation = "apply " + decisions.size() + " outcome(s) in queue '" + shape.name + "'";
+        try {
+            return shape.engine.transaction(
+                    operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
+        } catch (DataAccessException e) {
+            if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
+                throw e; // in the caller's transaction the refusal is the caller's to handle
+            }
+            // One outcome the database refuses must not roll back the others forever: write each alone
+            // (only after a failure, so the common path keeps its single transaction).
+            List<LeaseResult<S>> results = new ArrayList<>(decisions.size());
+            for (int i = 0; i < decisions.size(); i++) {
+                results.add(isolated(decisions.get(i), prepared.get(i)).get(0));
+            }
+            return results;
+        }
     }
 
     /**
@@ -513,48 +534,133 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     /**
-     * True when every decision completes a row of one claim into the same terminal state and sets nothing else: the
-     * usual end of a batch, which then takes one statement instead of a transaction of one update per row.
+     * The decisions that complete rows of one claim into one terminal state setting the same columns, as groups of
+     * indexes (from two or more such decisions with distinct ids, cut to the binds a statement may carry): the usual end of a batch, each group one statement instead of a
+     * transaction of one update per row. Decisions in no group are written one by one.
      */
-    private boolean oneFinalCompletion(List<Decision<S>> decisions) {
-        Decision<S> first = decisions.get(0);
-        if (first.outcome().kind() != Outcome.Kind.COMPLETE
-                || !shape.machine.isTerminal(first.outcome().target())
-                || !assignments.apply(first.outcome()).isEmpty()) {
-            return false;
-        }
-        Set<Object> ids = new HashSet<>();
-        for (Decision<S> d : decisions) {
-            if (d.outcome().kind() != Outcome.Kind.COMPLETE
-                    || d.outcome().target() != first.outcome().target()
-                    || !assignments.apply(d.outcome()).isEmpty()
-                    || d.row().token() != first.row().token()
-                    || !ids.add(idKey(d.row().id()))) {
-                return false;
+    private List<List<Integer>> completionGroups(List<Decision<S>> decisions) {
+        Map<GroupKey, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < decisions.size(); i++) {
+            Outcome<S> o = decisions.get(i).outcome();
+            if (o.kind() == Outcome.Kind.COMPLETE && shape.machine.isTerminal(o.target())) {
+                groups.computeIfAbsent(
+                                new GroupKey(
+                                        decisions.get(i).row().token(),
+                                        o.target(),
+                                        assignments.apply(o).key()),
+                                k -> new ArrayList<>())
+                        .add(i);
             }
         }
-        return true;
+        List<List<Integer>> out = new ArrayList<>(groups.size());
+        for (Map.Entry<GroupKey, List<Integer>> e : groups.entrySet()) {
+            List<Integer> g = e.getValue();
+            Set<Object> ids = new HashSet<>();
+            boolean distinct = true;
+            for (int i : g) {
+                distinct &= ids.add(idKey(decisions.get(i).row().id()));
+            }
+            if (g.size() < 2 || !distinct) {
+                continue;
+            }
+            // within the binds one statement may carry: the id list, and an id and a value per row and column
+            int perRow =
+                    1 + 2 * assignments.apply(decisions.get(g.get(0)).outcome()).valueCount();
+            int chunk = Math.max(1, (MAX_BINDS - 2 - shape.heldBinds.size()) / perRow);
+            for (int from = 0; from < g.size(); from += chunk) {
+                out.add(g.subList(from, Math.min(g.size(), from + chunk)));
+            }
+        }
+        return out;
+    }
+
+    /** What a completion group shares: the claim's token, the target state, the columns set. */
+    private record GroupKey(long token, Object target, String columns) {}
+
+    /**
+     * Writes each group as {@link #completeTogether}, all on one connection in autocommit mode, into {@code out} by
+     * index. If the database refuses a group's statement (one row's value the column cannot hold), that group's rows
+     * are written one by one instead, so that the poison row alone is dead-lettered.
+     */
+    private void completeGroups(List<Decision<S>> decisions, List<List<Integer>> groups, List<LeaseResult<S>> out) {
+        List<List<Decision<S>>> members = new ArrayList<>(groups.size());
+        for (List<Integer> g : groups) {
+            List<Decision<S>> m = new ArrayList<>(g.size());
+            for (int i : g) {
+                m.add(decisions.get(i));
+            }
+            S target = m.get(0).outcome().target();
+            shape.machine.checkTransition(shape.processing, target);
+            if (shape.sending != null) {
+                shape.machine.checkTransition(shape.sending, target);
+            }
+            members.add(m);
+        }
+        String operation = "complete " + decisions.size() + " row(s) in queue '" + shape.name + "'";
+        try {
+            // a retry runs every group again: a group that had committed matches no row and is read back as ours
+            shape.engine.autocommit(operation, reported(c -> {
+                for (int k = 0; k < groups.size(); k++) {
+                    List<LeaseResult<S>> written = completeTogether(c, members.get(k));
+                    for (int j = 0; j < written.size(); j++) {
+                        out.set(groups.get(k).get(j), written.get(j));
+                    }
+                }
+                return null;
+            }));
+        } catch (DataAccessException e) {
+            if (!refusedByDatabase(e)) {
+                throw e;
+            }
+            // the groups written before the refused one keep their results; the rest are left to applyEach
+        }
     }
 
     /**
-     * {@code UPDATE … SET state = target, lease = NULL WHERE id IN (…) AND token = ? AND state IN (held)}: atomic by
-     * itself, so it runs in autocommit mode. If it changed fewer rows than given, some leases were lost; the rows we
-     * completed are those now in the terminal state with our token (a terminal row never moves again, and any later
-     * claim of a lost row stamped another token).
+     * {@code UPDATE … SET state = target, lease = NULL[, col = CASE id WHEN ? THEN ? … ELSE col END] WHERE id IN (…)
+     * AND token = ? AND state IN (held)}: atomic by itself, so it runs in autocommit mode. If it changed fewer rows
+     * than given, some leases were lost; the rows we completed are those now in the terminal state with our token (a
+     * terminal row never moves again, and any later claim of a lost row stamped another token).
      */
     private List<LeaseResult<S>> completeTogether(Connection c, List<Decision<S>> decisions) throws SQLException {
+        Assignments columns = assignments.apply(decisions.get(0).outcome());
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
         int n = decisions.size();
-        String update = completeAllSql.computeIfAbsent(
-                n,
-                k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL WHERE "
-                        + idsAndToken(k) + " AND " + shape.heldGuard);
-        List<Object> binds = new ArrayList<>(n + 4);
-        binds.add(shape.machine.code(target));
-        for (Decision<S> d : decisions) {
-            binds.add(d.row().id());
+        String update = sql.get("together" + n + columns.key());
+        if (update == null) {
+            columns.refuse(managed, "queue '" + shape.name + "'");
+            update = sql.computeIfAbsent("together" + n + columns.key(), k -> columns.renderPerRow(
+                            shape.dialect,
+                            shape.qId,
+                            n,
+                            new StringBuilder("UPDATE ")
+                                    .append(shape.qTable)
+                                    .append(" SET ")
+                                    .append(shape.qState)
+                                    .append(" = ?, ")
+                                    .append(shape.qLease)
+                                    .append(" = NULL"))
+                    .append(" WHERE ")
+                    .append(idsAndToken(n))
+                    .append(" AND ")
+                    .append(shape.heldGuard)
+                    .toString());
         }
+        List<Object> ids = new ArrayList<>(n);
+        for (Decision<S> d : decisions) {
+            ids.add(d.row().id());
+        }
+        List<Object> binds = new ArrayList<>(n * (1 + 2 * columns.valueCount()) + 2 + shape.heldBinds.size());
+        binds.add(shape.machine.code(target));
+        if (columns.valueCount() > 0) {
+            List<Assignments> perRow = new ArrayList<>(n);
+            for (Decision<S> d : decisions) {
+                perRow.add(assignments.apply(d.outcome()));
+            }
+            Assignments.addRowValues(perRow, ids, binds);
+        }
+        binds.addAll(ids);
         binds.add(token);
         binds.addAll(shape.heldBinds);
         int count = Engine.update(c, update, binds);
@@ -564,7 +670,8 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         Set<Object> ours = new HashSet<>();
         if (count < n) {
-            List<Object> readBinds = new ArrayList<>(binds.subList(1, n + 2));
+            List<Object> readBinds = new ArrayList<>(ids);
+            readBinds.add(token);
             readBinds.addAll(shape.in(List.of(target)).binds());
             try (PreparedStatement ps = c.prepareStatement("SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE "
                     + idsAndToken(n) + " AND " + shape.in(List.of(target)).sql())) {

@@ -101,6 +101,55 @@ public final class Assignments {
         return sql;
     }
 
+    /** How many assignments bind a value (the others take the database clock). */
+    public int valueCount() {
+        int n = 0;
+        for (Assignment a : list) {
+            n += a.now() ? 0 : 1;
+        }
+        return n;
+    }
+
+    /**
+     * As {@link #render}, for one statement over {@code n} rows that each bind their own values: {@code , col = CASE
+     * id WHEN ? THEN ? … ELSE col END} (the {@code ELSE} arm gives PostgreSQL the column's type when every value is an
+     * untyped null; the statement's WHERE never reaches it), or {@code , col = <now>}.
+     */
+    public StringBuilder renderPerRow(Dialect dialect, String quotedId, int n, StringBuilder sql) {
+        for (Assignment a : list) {
+            String col = Identifiers.quote(dialect, a.column());
+            sql.append(", ").append(col).append(" = ");
+            if (a.now()) {
+                sql.append(dialect.sql().currentTimestamp());
+                continue;
+            }
+            sql.append("CASE ").append(quotedId);
+            for (int i = 0; i < n; i++) {
+                sql.append(" WHEN ? THEN ?");
+            }
+            sql.append(" ELSE ").append(col).append(" END");
+        }
+        return sql;
+    }
+
+    /**
+     * Adds the binds of {@link #renderPerRow}: for each value column, each row's id and value. Every element of
+     * {@code rows} has the same {@link #key}; {@code ids} are the rows' ids in the same order.
+     */
+    public static List<Object> addRowValues(List<Assignments> rows, List<Object> ids, List<Object> binds) {
+        List<Assignment> columns = rows.get(0).list;
+        for (int c = 0; c < columns.size(); c++) {
+            if (columns.get(c).now()) {
+                continue;
+            }
+            for (int r = 0; r < rows.size(); r++) {
+                binds.add(ids.get(r));
+                binds.add(rows.get(r).list.get(c).value());
+            }
+        }
+        return binds;
+    }
+
     /** Adds the bind values, in the order of {@link #render} (database-clock columns bind nothing). */
     public List<Object> addValues(List<Object> binds) {
         for (Assignment a : list) {

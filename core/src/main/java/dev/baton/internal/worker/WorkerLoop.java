@@ -26,9 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running machinery of a {@link Worker}: one poller thread claims batches and commits the handlers' outcomes
- * together, handlers run on an executor (or inline), a scheduler thread sends heartbeats and sweeps. No exception ends
- * the loop.
+ * The running machinery of a {@link Worker}: without an executor, {@code concurrency} poller threads each claim a batch,
+ * run its handlers in turn and commit its outcomes together (one fenced statement for a batch of completions), so
+ * claims, handlers and commits of different batches overlap as hand-written claim loops on as many threads do; with the
+ * host's executor, one poller claims, hands the rows to it and commits what finished. A scheduler thread sends
+ * heartbeats and sweeps. No exception ends the loop.
  *
  * @param <S> the enum of states
  */
@@ -85,13 +87,11 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final long sweepMillis;
     private final Duration shutdownTimeout;
     private final ExecutorService executor;
-    private final boolean ownExecutor;
     private final boolean inline;
     private final boolean sendingMode;
     private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
-    private final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
     private final ScheduledExecutorService scheduler;
-    private final Thread pollerThread;
+    private final List<Poller> pollers;
     private volatile boolean claiming = true;
     private volatile boolean stopping;
     private volatile boolean stopped;
@@ -121,21 +121,28 @@ public final class WorkerLoop<S extends Enum<S>> {
                 ? b.sweepInterval().toMillis()
                 : Math.max(1000, Math.min(queue.lease().toMillis() / 2, 30_000));
         this.sendingMode = queue.sendingState() != null;
-        this.inline = b.executor() == null && b.concurrency() == 1;
-        if (b.executor() != null) {
-            this.executor = b.executor();
-            this.ownExecutor = false;
-        } else if (!inline) {
-            AtomicInteger n = new AtomicInteger();
-            this.executor = Executors.newFixedThreadPool(
-                    b.concurrency(), r -> daemon(r, name + "-handler-" + n.incrementAndGet()));
-            this.ownExecutor = true;
-        } else {
-            this.executor = null;
-            this.ownExecutor = false;
-        }
+        this.executor = b.executor();
+        this.inline = executor == null;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name + "-heartbeat"));
-        this.pollerThread = daemon(this::loop, name + "-poller");
+        int n = inline ? concurrency : 1;
+        List<Poller> ps = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+            ps.add(new Poller(name + "-poller" + (n == 1 ? "" : "-" + i)));
+        }
+        this.pollers = List.copyOf(ps);
+    }
+
+    /**
+     * One claim loop: its batches' finished outcomes, and how many of its rows are claimed and not yet committed.
+     */
+    private final class Poller {
+        final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
+        final AtomicInteger held = new AtomicInteger();
+        final Thread thread;
+
+        Poller(String name) {
+            this.thread = daemon(() -> loop(this), name);
+        }
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -149,41 +156,45 @@ public final class WorkerLoop<S extends Enum<S>> {
         long beatMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(heartbeatNanos));
         scheduler.scheduleWithFixedDelay(this::heartbeat, beatMillis, beatMillis, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::sweep, 0, sweepMillis, TimeUnit.MILLISECONDS);
-        pollerThread.start();
+        for (Poller p : pollers) {
+            p.thread.start();
+        }
     }
 
     // ---- poller
 
-    private void loop() {
+    private void loop(Poller p) {
         long idle = pollMillis;
         while (!stopped) {
             try {
-                flush();
+                flush(p);
                 if (!claiming) {
-                    if (inFlight.isEmpty()) {
+                    if (p.held.get() == 0) {
                         return;
                     }
-                    awaitFinished(50);
+                    awaitFinished(p, 50);
                     continue;
                 }
-                if (inFlight.size() >= concurrency) {
-                    awaitFinished(50);
+                if (!inline && p.held.get() >= concurrency) {
+                    awaitFinished(p, 50);
                     continue;
                 }
-                int want = Math.min(batchSize, batchSize + concurrency - inFlight.size());
+                int want = batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
+                long now = System.nanoTime();
                 for (ClaimedRow<S> row : rows) {
-                    inFlight.put(row, System.nanoTime());
+                    inFlight.put(row, now);
                 }
-                dispatch(rows);
+                p.held.addAndGet(rows.size());
+                dispatch(p, rows);
                 if (rows.size() == want) {
                     idle = pollMillis;
-                } else if (rows.isEmpty() && inFlight.isEmpty()) {
-                    awaitFinished(idle);
+                } else if (rows.isEmpty() && p.held.get() == 0) {
+                    awaitFinished(p, idle);
                     idle = Math.min(idle * 2, maxIdleMillis);
                 } else {
                     idle = pollMillis;
-                    awaitFinished(pollMillis);
+                    awaitFinished(p, pollMillis);
                 }
             } catch (InterruptedException e) {
                 if (stopped) {
@@ -198,18 +209,18 @@ public final class WorkerLoop<S extends Enum<S>> {
         }
     }
 
-    private void dispatch(List<ClaimedRow<S>> rows) {
+    private void dispatch(Poller p, List<ClaimedRow<S>> rows) {
         if (inline) {
             for (ClaimedRow<S> row : rows) {
-                finished.add(new Decision<>(row, run(row)));
+                p.finished.add(new Decision<>(row, run(row)));
             }
             return;
         }
         for (ClaimedRow<S> row : rows) {
             try {
-                executor.execute(() -> finished.add(new Decision<>(row, run(row))));
+                executor.execute(() -> p.finished.add(new Decision<>(row, run(row))));
             } catch (RejectedExecutionException e) {
-                finished.add(new Decision<>(row, Outcome.release()));
+                p.finished.add(new Decision<>(row, Outcome.release()));
             }
         }
     }
@@ -273,20 +284,21 @@ public final class WorkerLoop<S extends Enum<S>> {
         return sendingMode ? Outcome.unknown(reason) : Outcome.retry(reason);
     }
 
-    private void awaitFinished(long millis) throws InterruptedException {
-        Decision<S> d = finished.poll(millis, TimeUnit.MILLISECONDS);
+    private void awaitFinished(Poller p, long millis) throws InterruptedException {
+        Decision<S> d = p.finished.poll(millis, TimeUnit.MILLISECONDS);
         if (d != null) {
-            finished.add(d);
+            p.finished.add(d);
         }
     }
 
-    /** Commits every finished outcome in one transaction. */
-    private void flush() {
+    /** Commits every finished outcome of {@code p} together. */
+    private void flush(Poller p) {
         List<Decision<S>> batch = new ArrayList<>();
-        finished.drainTo(batch);
+        p.finished.drainTo(batch);
         if (batch.isEmpty()) {
             return;
         }
+        p.held.addAndGet(-batch.size());
         List<Decision<S>> writes = new ArrayList<>(batch.size());
         for (Decision<S> d : batch) {
             if (d.outcome() == null) {
@@ -357,9 +369,14 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     // ---- shutdown
 
-    /** True until the poller ended. */
+    /** True until every poller ended. */
     public boolean isRunning() {
-        return pollerThread.isAlive();
+        for (Poller p : pollers) {
+            if (p.thread.isAlive()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Rows claimed and not yet settled. */
@@ -374,25 +391,34 @@ public final class WorkerLoop<S extends Enum<S>> {
         }
         claiming = false;
         stopping = true;
+        long deadline = System.nanoTime() + Math.max(1, shutdownTimeout.toMillis()) * 1_000_000L;
         try {
-            pollerThread.join(Math.max(1, shutdownTimeout.toMillis()));
+            for (Poller p : pollers) {
+                p.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         stopped = true;
-        if (pollerThread.isAlive()) {
+        if (isRunning()) {
             for (ClaimedRow<S> row : inFlight.keySet()) {
                 signals.leaseLost(row); // interrupts handlers that outlived the timeout
             }
-            pollerThread.interrupt();
+            for (Poller p : pollers) {
+                p.thread.interrupt();
+            }
             try {
-                pollerThread.join(5000);
+                for (Poller p : pollers) {
+                    p.thread.join(5000);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
         List<Decision<S>> left = new ArrayList<>();
-        finished.drainTo(left);
+        for (Poller p : pollers) {
+            p.finished.drainTo(left);
+        }
         List<Decision<S>> writes = new ArrayList<>();
         for (Decision<S> d : left) {
             if (d.outcome() != null) {
@@ -416,9 +442,6 @@ public final class WorkerLoop<S extends Enum<S>> {
         }
         inFlight.clear();
         scheduler.shutdownNow();
-        if (ownExecutor) {
-            executor.shutdownNow();
-        }
     }
 
     private static void sleepQuietly(long millis) {

@@ -22,6 +22,9 @@ import dev.baton.SchemaMismatchException;
 import dev.baton.Worker;
 import dev.baton.spi.Dialect;
 import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testkit.faults.FaultyDataSource;
+import dev.baton.testkit.faults.Step;
+import dev.baton.testkit.faults.StepKind;
 import dev.baton.testservers.DatabaseKind;
 import dev.baton.testservers.TestDatabase;
 import java.sql.Connection;
@@ -287,6 +290,152 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
                 repeat.stream().map(LeaseResult::done).toList(),
                 "a repeat changes nothing; rows this claim completed stay done under it");
         assertEquals(Map.of(Sync.COMPLETED, 5), jobs.countBySync());
+    }
+
+    /**
+     * Completions that set columns go out as one fenced statement per claim and column set, each row getting its own
+     * value, and report each row exactly: a row whose lease was lost in the same batch stays untouched and reports
+     * {@code LeaseLost}.
+     */
+    @Test
+    void completionsThatSetColumnsTakeOneStatementPerClaimAndColumnSetAndFenceEachRow() throws SQLException {
+        jobs.insert(1, 8, Payment.PAID);
+        ClaimQueue<Sync> q = jobs.queue(baton, LEASE);
+        List<ClaimedRow<Sync>> first = q.claim(5); // rows 1..5, one token
+        ClaimQueue<Sync> later = jobs.queue(at(LEASE.plusSeconds(10)), LEASE);
+        // rows 1..3 are renewed at the later clock; 4 and 5 expire and go to another claim
+        assertTrue(later.heartbeatAll(first.subList(0, 3)).stream().allMatch(LeaseResult::done));
+        assertEquals(2L, later.reclaimExpired());
+        List<ClaimedRow<Sync>> second = later.claim(5); // rows 4..8 under a second token
+        assertEquals(List.of(4L, 5L, 6L, 7L, 8L), ids(second));
+        FaultyDataSource counted = new FaultyDataSource(db);
+        ClaimQueue<Sync> recorded =
+                jobs.queue(Baton.builder(counted).dialect(dialect).build(), LEASE);
+        List<Decision<Sync>> decisions = new ArrayList<>();
+        for (ClaimedRow<Sync> r : first) { // 1..3 held; 4 and 5 lost to the second claim
+            decisions.add(
+                    new Decision<>(r, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "a" + r.id())));
+        }
+        for (ClaimedRow<Sync> r : second.subList(2, 5)) { // 6..8: the guid and the error column, each row its own
+            decisions.add(new Decision<>(
+                    r,
+                    Outcome.<Sync>complete(Sync.COMPLETED)
+                            .set("third_party_guid", r.id().equals(7L) ? null : "b" + r.id())
+                            .set("last_error", "e" + r.id())));
+        }
+        counted.arm(null);
+        List<LeaseResult<Sync>> results = recorded.applyAll(decisions);
+        counted.disarm();
+        List<Step> updates = counted.steps().stream()
+                .filter(s -> s.kind() == StepKind.UPDATE || s.kind() == StepKind.BATCH)
+                .toList();
+        assertEquals(2, updates.size(), "one statement per claim and column set:" + counted.describe());
+        assertTrue(counted.steps().stream().noneMatch(s -> s.kind() == StepKind.COMMIT), counted.describe());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(new LeaseResult.Done<>(first.get(i).id(), Sync.COMPLETED), results.get(i), "row " + (i + 1));
+            assertEquals("a" + (i + 1), jobs.get(i + 1, "third_party_guid"));
+        }
+        for (int i = 3; i < 5; i++) {
+            assertInstanceOf(LeaseResult.LeaseLost.class, results.get(i), "row " + (i + 1) + " is fenced out");
+            assertEquals(Sync.PROCESSING, jobs.sync(i + 1));
+            assertNull(jobs.get(i + 1, "third_party_guid"));
+        }
+        for (int i = 5; i < 8; i++) {
+            assertEquals(new LeaseResult.Done<>((long) (i + 1), Sync.COMPLETED), normalized(results.get(i)));
+        }
+        assertEquals("b6", jobs.get(6, "third_party_guid"));
+        assertNull(jobs.get(7, "third_party_guid"));
+        assertEquals("b8", jobs.get(8, "third_party_guid"));
+        assertEquals("e6", jobs.get(6, "last_error"));
+        assertEquals("e7", jobs.get(7, "last_error"));
+        assertEquals(Map.of(Sync.COMPLETED, 6, Sync.PROCESSING, 2), jobs.countBySync());
+        // a repeat of the first claim's batch changes nothing and reports what that claim completed
+        assertEquals(
+                List.of(true, true, true, false, false),
+                recorded.applyAll(decisions.subList(0, 5)).stream()
+                        .map(LeaseResult::done)
+                        .toList());
+        assertEquals("a1", jobs.get(1, "third_party_guid"));
+    }
+
+    /**
+     * Baton's transactions run at READ COMMITTED without asking the driver for the isolation level every time (pgjdbc
+     * answers with a round trip): a physical connection found at READ COMMITTED is asked once; one at another level is
+     * set to READ COMMITTED for each transaction and given its level back.
+     */
+    @Test
+    void theIsolationLevelIsAskedOncePerPhysicalConnectionAndRestored() throws SQLException {
+        jobs.insert(1, 3, Payment.PAID);
+        AtomicInteger asked = new AtomicInteger();
+        try (Connection physical = db.connect()) {
+            physical.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            ClaimQueue<Sync> q = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(dialect)
+                            .build(),
+                    LEASE);
+            List<ClaimedRow<Sync>> rows = q.claim(3);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(q.heartbeatAll(rows).stream().allMatch(LeaseResult::done)); // one transaction each
+            }
+            assertTrue(asked.get() <= 1, "asked " + asked.get() + " times");
+        }
+        asked.set(0);
+        try (Connection physical = db.connect()) {
+            physical.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            ClaimQueue<Sync> q = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(dialect)
+                            .build(),
+                    LEASE);
+            List<ClaimedRow<Sync>> rows = q.claim(3);
+            assertEquals(0, rows.size(), "claimed above");
+            ClaimQueue<Sync> later = jobs.queue(
+                    Baton.builder(oneConnection(physical, asked))
+                            .dialect(new ShiftedClockDialect(
+                                    dialect, LEASE.plusSeconds(10).toMillis()))
+                            .build(),
+                    LEASE);
+            assertEquals(3L, later.reclaimExpired());
+            rows = later.claim(3);
+            asked.set(0);
+            for (int i = 0; i < 2; i++) {
+                assertTrue(later.heartbeatAll(rows).stream().allMatch(LeaseResult::done));
+                assertEquals(Connection.TRANSACTION_REPEATABLE_READ, physical.getTransactionIsolation(), "restored");
+            }
+            assertEquals(2, asked.get(), "a connection at another level is asked at every transaction");
+        }
+    }
+
+    /** Hands out {@code physical} every time (closing it leaves it open), counting isolation-level questions. */
+    private static javax.sql.DataSource oneConnection(Connection physical, AtomicInteger asked) {
+        Connection kept = (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
+                    if (m.getName().equals("close")) {
+                        return null;
+                    }
+                    if (m.getName().equals("getTransactionIsolation")) {
+                        asked.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(physical, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                javax.sql.DataSource.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        return kept;
+                    }
+                    throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    private static LeaseResult<Sync> normalized(LeaseResult<Sync> r) {
+        return r instanceof LeaseResult.Done<Sync> d
+                ? new LeaseResult.Done<>(((Number) d.id()).longValue(), d.state())
+                : r;
     }
 
     private static List<Decision<Sync>> completions(List<ClaimedRow<Sync>> rows) {
