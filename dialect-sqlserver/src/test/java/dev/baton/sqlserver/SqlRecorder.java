@@ -89,6 +89,10 @@ final class SqlRecorder {
             case "unwrap" -> null;
             case "getMetaData" -> throw new java.sql.SQLException("recording only: no metadata");
             case "isWrapperFor" -> false;
+            // identity, so that Baton may remember facts about a connection (e.g. its isolation) in a map
+            case "hashCode" -> System.identityHashCode(p);
+            case "equals" -> p == a[0];
+            case "toString" -> "recording connection";
             default -> throw new UnsupportedOperationException("Connection." + m.getName());
         });
     }

@@ -94,18 +94,24 @@ class SqlServerLeaseSqlTest {
         queue.resolveUnknown(7L, Outcome.deadLetter("the sink refused it"));
         String dead = recorder.bindsOf(0);
         queue.resolveUnknown(7L, Outcome.release());
-        String notSent = recorder.bindsOf(1);
+        String exhausted = recorder.bindsOf(1);
+        String notSent = recorder.bindsOf(2);
         List<String> sql = recorder.take();
         assertEquals(
                 List.of(
                         "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL,"
                                 + " [last_error] = ? WHERE [id] = ? AND [sync_status] = 5",
+                        // not sent, but its attempts are used up: dead, never claimable again
+                        "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL,"
+                                + " [last_error] = ? WHERE [id] = ? AND [sync_status] = 5 AND [attempts] >= ?",
                         "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL WHERE"
                                 + " [id] = ? AND [sync_status] = 5"),
                 sql);
         sql.forEach(SqlServerSqlTest::parse);
         assertEquals(
                 List.of(Sync.FAILED.code(), "the sink refused it", 7L).toString(), dead, "a dead verdict dead-letters");
+        assertTrue(
+                exhausted.startsWith("[" + Sync.FAILED.code() + ", "), "the exhausted case dead-letters: " + exhausted);
         assertEquals(List.of(Sync.PENDING.code(), 7L).toString(), notSent, "not sent: claimable again");
     }
 }
