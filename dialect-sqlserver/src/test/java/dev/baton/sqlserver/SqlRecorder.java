@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * A data source that records the SQL text Baton prepares, for exact-SQL tests of operations that have no {@code sql()}
- * method (sweeps, releases, reconciliation). It runs nothing: updates report {@code count} rows, queries return the
+ * method (sweeps, releases, reconciliation). It runs nothing: updates report {@code count} rows, queries (and the result set of a batch run by {@code execute}) return the
  * rows {@code rows} gives for their text (none by default). It pins text only; what SQL Server does with the text is
  * proven where a server runs the compatibility suites.
  */
@@ -89,12 +89,16 @@ final class SqlRecorder {
             case "unwrap" -> null;
             case "getMetaData" -> throw new java.sql.SQLException("recording only: no metadata");
             case "isWrapperFor" -> false;
+            // core keys per-connection facts (the isolation asked once) by the connection
+            case "hashCode" -> System.identityHashCode(p);
+            case "equals" -> p == a[0];
             default -> throw new UnsupportedOperationException("Connection." + m.getName());
         });
     }
 
     private PreparedStatement statement(String text) {
         java.util.Map<Integer, Object> bound = new java.util.TreeMap<>();
+        int[] result = {0}; // of a batch run by execute(): its update count, then one result set
         synchronized (sql) {
             sql.add(text);
             binds.add(bound);
@@ -108,9 +112,22 @@ final class SqlRecorder {
                 yield count;
             }
             case "executeLargeUpdate" -> (long) count;
-            case "executeQuery", "getGeneratedKeys" -> resultSet(rows.apply(text));
+            case "executeQuery" -> {
+                java.sql.SQLException e = failure.apply(text);
+                if (e != null) {
+                    throw e;
+                }
+                yield resultSet(rows.apply(text));
+            }
+            case "getGeneratedKeys" -> resultSet(rows.apply(text));
             case "executeBatch" -> new int[0];
-            case "getUpdateCount" -> count;
+            case "execute" -> {
+                result[0] = 0;
+                yield false;
+            }
+            case "getMoreResults" -> ++result[0] == 1;
+            case "getResultSet" -> resultSet(rows.apply(text));
+            case "getUpdateCount" -> result[0] == 0 ? count : -1;
             default -> {
                 if (m.getName().startsWith("set") && a != null && a.length >= 2 && a[0] instanceof Integer i) {
                     bound.put(i, m.getName().equals("setNull") ? null : a[1]);
