@@ -30,6 +30,13 @@ final class SqlRecorder {
     /** The driver error an update of this text throws, or null (none). */
     volatile Function<String, java.sql.SQLException> failure = text -> null;
 
+    /**
+     * The columns {@code DatabaseMetaData.getColumns} reports for any table, by JDBC column label ({@code COLUMN_NAME},
+     * {@code DATA_TYPE}, {@code TYPE_NAME}, {@code COLUMN_SIZE}, {@code NULLABLE}, {@code COLUMN_DEF}), as mssql-jdbc
+     * reports them; the primary key is {@code id}. None by default: then there is no metadata.
+     */
+    volatile List<java.util.Map<String, Object>> columns = List.of();
+
     private final Function<String, List<Object[]>> rows;
     private final int count;
 
@@ -87,7 +94,14 @@ final class SqlRecorder {
             case "isClosed" -> false;
             case "close", "commit", "rollback", "clearWarnings", "setReadOnly" -> null;
             case "unwrap" -> null;
-            case "getMetaData" -> throw new java.sql.SQLException("recording only: no metadata");
+            case "getMetaData" -> {
+                if (columns.isEmpty()) {
+                    throw new java.sql.SQLException("recording only: no metadata");
+                }
+                yield metaData();
+            }
+            case "getCatalog" -> "baton";
+            case "getSchema" -> "dbo";
             case "isWrapperFor" -> false;
             // core keys per-connection facts (the isolation asked once) by the connection
             case "hashCode" -> System.identityHashCode(p);
@@ -159,6 +173,26 @@ final class SqlRecorder {
             }
             case "close" -> null;
             default -> throw new UnsupportedOperationException("Statement." + m.getName());
+        });
+    }
+
+    private java.sql.DatabaseMetaData metaData() {
+        return proxy(java.sql.DatabaseMetaData.class, (p, m, a) -> switch (m.getName()) {
+            case "getColumns" -> namedResultSet(columns);
+            case "getPrimaryKeys" -> namedResultSet(List.of(java.util.Map.of("COLUMN_NAME", "id")));
+            case "getIndexInfo" -> namedResultSet(List.of());
+            default -> throw new UnsupportedOperationException("DatabaseMetaData." + m.getName());
+        });
+    }
+
+    private static ResultSet namedResultSet(List<java.util.Map<String, Object>> rows) {
+        int[] at = {-1};
+        return proxy(ResultSet.class, (p, m, a) -> switch (m.getName()) {
+            case "next" -> ++at[0] < rows.size();
+            case "getString" -> (String) rows.get(at[0]).get((String) a[0]);
+            case "getInt" -> ((Number) rows.get(at[0]).getOrDefault((String) a[0], 0)).intValue();
+            case "close" -> null;
+            default -> throw new UnsupportedOperationException("ResultSet." + m.getName());
         });
     }
 
