@@ -131,7 +131,11 @@ final class OutputInto {
                 + after + "; SELECT " + String.join(", ", names) + " FROM " + VARIABLE;
     }
 
-    /** Runs the batch and reads the rows of its SELECT, past the UPDATE's count. */
+    /**
+     * Runs the batch and reads the rows of its SELECT, past the update counts of the UPDATE and of the triggers' own
+     * statements. A trigger that returns rows itself (deprecated, refused under the server option {@code disallow
+     * results from triggers}) would come first and is not supported.
+     */
     static List<Object[]> rows(PreparedStatement ps, int width) throws SQLException {
         boolean result = ps.execute();
         while (!result) {
