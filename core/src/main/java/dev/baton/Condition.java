@@ -50,7 +50,9 @@ public sealed interface Condition {
      * read in UTC ({@code clock_timestamp()} on PostgreSQL, {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB, {@code
      * SYSUTCDATETIME()} on SQL Server), so the column must be zone-aware ({@code timestamptz}, {@code
      * datetimeoffset}) or hold UTC ({@code DATETIME}, {@code datetime2}); {@code verify()} of a queue refuses the
-     * types that cannot (PostgreSQL {@code timestamp}, MySQL {@code TIMESTAMP}).
+     * types that cannot (PostgreSQL {@code timestamp}, MySQL {@code TIMESTAMP}, SQL Server {@code datetime}) and
+     * defaults that fill a local wall clock (SQL Server {@code GETDATE()} or {@code SYSDATETIME()}, MySQL {@code
+     * CURRENT_TIMESTAMP} in a {@code DATETIME}), naming the UTC default to use.
      *
      * @throws ConfigurationException if {@code age} is negative or over {@link #MAX_AGE}
      */

@@ -109,6 +109,7 @@ class NullnessAnnotationsTest {
             "dev.baton.spi.SqlFragment#resolve(List,Object[]) param 0 type argument",
             "dev.baton.spi.SqlFragment#resolve(List,Object[]) param 1 component",
             "dev.baton.spi.SqlFragment#resolve(List,Object[]) returns type argument",
+            "dev.baton.spi.SqlVocabulary#utcDefaultFor(String,String) returns",
             "dev.baton.spi.SqlVocabulary#zoneSafeTimestampFix(String,String,String,boolean) returns");
 
     @Test

@@ -34,8 +34,9 @@ public final class SchemaCheck {
     private boolean tableFound;
     private String foundTable;
 
-    /** Column facts read from the metadata. */
-    public record ColumnInfo(String name, int jdbcType, String typeName, int size, boolean nullable) {}
+    /** Column facts read from the metadata; {@code columnDefault} is {@code COLUMN_DEF}, null for none. */
+    public record ColumnInfo(
+            String name, int jdbcType, String typeName, int size, boolean nullable, String columnDefault) {}
 
     /** Reads the table's columns now. */
     public SchemaCheck(Connection connection, Dialect dialect, String table) throws SQLException {
@@ -63,7 +64,8 @@ public final class SchemaCheck {
                                     rs.getInt("DATA_TYPE"),
                                     rs.getString("TYPE_NAME"),
                                     rs.getInt("COLUMN_SIZE"),
-                                    rs.getInt("NULLABLE") != DatabaseMetaData.columnNoNulls));
+                                    rs.getInt("NULLABLE") != DatabaseMetaData.columnNoNulls,
+                                    rs.getString("COLUMN_DEF")));
                 }
             }
             if (!columns.isEmpty()) {
@@ -220,8 +222,9 @@ public final class SchemaCheck {
 
     /**
      * Requires that a timestamp column compares correctly with the database's clock whatever the session's time zone
-     * (see {@link dev.baton.spi.SqlVocabulary#zoneSafeTimestampFix}). A missing or non-timestamp column is left to
-     * the other checks.
+     * (see {@link dev.baton.spi.SqlVocabulary#zoneSafeTimestampFix}), and that its default does not fill it with a
+     * local wall clock (see {@link dev.baton.spi.SqlVocabulary#utcDefaultFor}). A missing or non-timestamp column is
+     * left to the other checks.
      *
      * @param column the column
      * @param purpose what the column is for, e.g. {@code lease}
@@ -242,6 +245,17 @@ public final class SchemaCheck {
                     + " sessions in different zones would disagree about it; use "
                     + dialect.sql().columnType(ColumnType.TIMESTAMP));
             ddl.add(fix);
+            return;
+        }
+        String utc = info.columnDefault() == null
+                ? null
+                : dialect.sql().utcDefaultFor(info.typeName(), info.columnDefault());
+        if (utc != null) {
+            problems.add(purpose + " column " + column + " defaults to "
+                    + info.columnDefault().trim() + ", a local"
+                    + " wall clock (the server's or the session's time zone); Baton writes and compares it in UTC ("
+                    + dialect.sql().currentTimestamp() + "), so rows the default fills would look older or younger"
+                    + " by the zone's offset; make its default " + utc + " and have your own writes store UTC");
         }
     }
 

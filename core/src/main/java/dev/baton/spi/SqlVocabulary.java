@@ -114,6 +114,45 @@ public interface SqlVocabulary {
     }
 
     /**
+     * For a timestamp column whose default fills it with a local wall clock (the server's or the session's time zone)
+     * while Baton writes and compares UTC: the default to use instead; null when the default gives UTC or an instant,
+     * or the type stores instants whatever the default (PostgreSQL {@code timestamptz}). Such a column mixes zones:
+     * rows the default filled look hours older or younger to {@code olderThan} and {@code due} than they are. Null by
+     * default.
+     *
+     * @param typeName the column's type as the JDBC metadata names it ({@code TYPE_NAME})
+     * @param columnDefault the column's default as the JDBC metadata gives it ({@code COLUMN_DEF}), such as {@code
+     *     (getdate())}; see {@link #bareExpression}
+     */
+    default @Nullable String utcDefaultFor(String typeName, String columnDefault) {
+        return null;
+    }
+
+    /**
+     * A default expression as the JDBC metadata gives it, lower case, without spaces and without enclosing
+     * parentheses: {@code ((getdate()))} and {@code CURRENT_TIMESTAMP} become {@code getdate()} and {@code
+     * current_timestamp}.
+     */
+    static String bareExpression(String expression) {
+        String s = expression.toLowerCase(java.util.Locale.ROOT).replaceAll("\\s+", "");
+        while (s.length() >= 2 && s.startsWith("(") && s.endsWith(")") && balanced(s.substring(1, s.length() - 1))) {
+            s = s.substring(1, s.length() - 1);
+        }
+        return s;
+    }
+
+    private static boolean balanced(String s) {
+        int depth = 0;
+        for (int i = 0; i < s.length(); i++) {
+            depth += s.charAt(i) == '(' ? 1 : s.charAt(i) == ')' ? -1 : 0;
+            if (depth < 0) {
+                return false;
+            }
+        }
+        return depth == 0;
+    }
+
+    /**
      * DDL that changes a column's type, keeping it nullable or not: {@code ALTER TABLE t ALTER COLUMN c type NULL}
      * by default (SQL Server's form).
      *

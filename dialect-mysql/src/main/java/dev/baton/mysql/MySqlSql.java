@@ -79,6 +79,22 @@ final class MySqlSql implements SqlVocabulary {
                 + alterColumnType(quotedTable, quotedColumn, "DATETIME(6)", nullable);
     }
 
+    /**
+     * {@code CURRENT_TIMESTAMP}, {@code NOW()} and {@code LOCALTIMESTAMP} give the session zone's wall clock, which a
+     * {@code DATETIME} stores as it is; Baton's clock is {@code UTC_TIMESTAMP(6)}. ({@code TIMESTAMP} is refused by
+     * {@link #zoneSafeTimestampFix} whatever its default.)
+     */
+    @Override
+    public String utcDefaultFor(String typeName, String columnDefault) {
+        String bare = SqlVocabulary.bareExpression(columnDefault).replaceFirst("\\(\\d?\\)$", "");
+        boolean local =
+                switch (bare) {
+                    case "current_timestamp", "now", "localtime", "localtimestamp" -> true;
+                    default -> false;
+                };
+        return local && "datetime".equalsIgnoreCase(typeName) ? "(UTC_TIMESTAMP(6))" : null;
+    }
+
     @Override
     public String alterColumnType(String quotedTable, String quotedColumn, String type, boolean nullable) {
         return "ALTER TABLE " + quotedTable + " MODIFY " + quotedColumn + " " + type

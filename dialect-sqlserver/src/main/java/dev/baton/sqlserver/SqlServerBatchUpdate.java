@@ -6,11 +6,13 @@ import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK)} returning the new
@@ -18,7 +20,9 @@ import java.util.Locale;
  * {@code UPDATE TOP (n)}. {@code OUTPUT} rows come in no defined order, so an ordered batch also outputs the order
  * columns as they were before the update ({@code deleted.…}) and the rows are sorted by them here. READPAST is
  * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}. {@code OUTPUT}
- * without {@code INTO} fails on tables with triggers.
+ * without {@code INTO} fails on tables with enabled triggers (error 334): the first run of a statement that returns
+ * rows asks whether its table has any, and if so runs the {@link OutputInto} form from then on. A trigger enabled
+ * later fails one run with error 334, and the run after asks again.
  */
 final class SqlServerBatchUpdate {
     private SqlServerBatchUpdate() {}
@@ -46,39 +50,74 @@ final class SqlServerBatchUpdate {
             output = " OUTPUT " + String.join(", ", cols);
         }
         String hints = " WITH (UPDLOCK, READPAST, ROWLOCK)";
-        String sql;
+        String before;
+        String after;
         List<Object> binds = new ArrayList<>();
         if (spec.orderBy().isEmpty()) {
-            sql = "UPDATE TOP (" + spec.limit() + ") " + spec.table() + hints + " SET "
-                    + spec.set().sql() + output + " WHERE " + spec.pickWhere().sql();
+            before = "UPDATE TOP (" + spec.limit() + ") " + spec.table() + hints + " SET "
+                    + spec.set().sql() + output;
+            after = " WHERE " + spec.pickWhere().sql();
             binds.addAll(spec.set().binds());
             binds.addAll(spec.pickWhere().binds());
         } else {
-            sql = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") * FROM " + spec.table() + hints + " WHERE "
+            before = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") * FROM " + spec.table() + hints + " WHERE "
                     + spec.pickWhere().sql() + " ORDER BY " + String.join(", ", spec.orderBy())
-                    + ") UPDATE baton_claim SET "
-                    + spec.set().sql() + output + " WHERE " + spec.where().sql();
+                    + ") UPDATE baton_claim SET " + spec.set().sql() + output;
+            after = " WHERE " + spec.where().sql();
             binds.addAll(spec.pickWhere().binds());
             binds.addAll(spec.set().binds());
             binds.addAll(spec.where().binds());
         }
+        String sql = before + after;
         List<Object> values = java.util.Collections.unmodifiableList(new ArrayList<>(binds)); // nulls allowed
         int width = spec.returning().size();
         Comparator<Object[]> order = ordered ? queueOrder(width, descending) : null;
+        if (width == 0) {
+            return BatchUpdate.of(
+                    List.of(sql),
+                    (connection, args) -> ReadpastIsolation.run(connection, c -> {
+                        try (PreparedStatement ps = c.prepareStatement(sql)) {
+                            Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                            return Rows.empty(ps.executeUpdate());
+                        }
+                    }));
+        }
+        List<String> outputColumns = new ArrayList<>(spec.returning());
+        outputColumns.addAll(orderColumns);
+        // the text that runs: null until the first run has asked whether the table has triggers
+        AtomicReference<String> form = new AtomicReference<>();
         return BatchUpdate.of(
                 List.of(sql),
                 (connection, args) -> ReadpastIsolation.run(connection, c -> {
-                    try (PreparedStatement ps = c.prepareStatement(sql)) {
-                        Rows.bind(ps, 1, SqlFragment.resolve(values, args));
-                        if (width == 0) {
-                            return Rows.empty(ps.executeUpdate());
-                        }
-                        List<Object[]> rows;
-                        try (ResultSet rs = ps.executeQuery()) {
-                            rows = Rows.read(rs, width + orderColumns.size());
-                        }
-                        return order == null ? rows : sorted(rows, order, width);
+                    String text = form.get();
+                    if (text == null) {
+                        text = OutputInto.hasTriggers(c, spec.table())
+                                ? OutputInto.batch(
+                                        before,
+                                        after,
+                                        outputColumns,
+                                        OutputInto.columnTypes(c, spec.table()),
+                                        spec.table())
+                                : sql;
+                        form.set(text);
                     }
+                    List<Object[]> rows;
+                    try (PreparedStatement ps = c.prepareStatement(text)) {
+                        Rows.bind(ps, 1, SqlFragment.resolve(values, args));
+                        if (text.equals(sql)) {
+                            try (ResultSet rs = ps.executeQuery()) {
+                                rows = Rows.read(rs, outputColumns.size());
+                            }
+                        } else {
+                            rows = OutputInto.rows(ps, outputColumns.size());
+                        }
+                    } catch (SQLException e) {
+                        if (e.getErrorCode() == OutputInto.TRIGGERS_NEED_INTO) {
+                            form.set(null); // a trigger enabled since the first run: the next run asks again
+                        }
+                        throw e;
+                    }
+                    return order == null ? rows : sorted(rows, order, width);
                 }));
     }
 

@@ -116,14 +116,6 @@ final class SqlServerDiagnostics implements Diagnostics {
      */
     @Override
     public Optional<String> claimPlanProblem(Connection c, BatchUpdateSpec spec, Object[] args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TRIGGERS_SQL)) {
-            ps.setString(1, spec.table());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getInt(1) > 0) {
-                    return Optional.of(triggers(spec.table()));
-                }
-            }
-        }
         if (spec.pickGuard().isPresent()) {
             try (Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery(RCSI_SQL)) {
@@ -147,16 +139,6 @@ final class SqlServerDiagnostics implements Diagnostics {
             }
         }
         return planProblem(plan);
-    }
-
-    /** The enabled triggers on a table, by its quoted name (learn.microsoft.com, sys.triggers). */
-    static final String TRIGGERS_SQL =
-            "SELECT COUNT(*) FROM sys.triggers WHERE parent_id = OBJECT_ID(?) AND is_disabled = 0";
-
-    static String triggers(String table) {
-        return table + " has enabled triggers, and the claim returns its rows through OUTPUT without INTO, which SQL"
-                + " Server refuses on such a table (error 334); disable the triggers (ALTER TABLE " + table
-                + " DISABLE TRIGGER ALL) or move their work out of the table the queue claims from";
     }
 
     static final String RCSI_OFF = "READ_COMMITTED_SNAPSHOT is OFF in this database, so the per-key order check"

@@ -76,6 +76,24 @@ final class SqlServerSql implements SqlVocabulary {
     }
 
     /**
+     * {@code GETDATE()}, {@code SYSDATETIME()} and {@code CURRENT_TIMESTAMP} (stored as {@code getdate()}) give the
+     * server's local wall clock, the usual default of a host's time columns; into a {@code datetimeoffset} they are
+     * stored with offset +00:00, the wrong instant. {@code SYSDATETIMEOFFSET()} is the right instant in a {@code
+     * datetimeoffset}, but its local wall clock in a {@code datetime2} or {@code datetime}. {@code SYSUTCDATETIME()}
+     * and {@code GETUTCDATE()} are UTC.
+     */
+    @Override
+    public String utcDefaultFor(String typeName, String columnDefault) {
+        boolean offset = "datetimeoffset".equalsIgnoreCase(typeName);
+        String bare = SqlVocabulary.bareExpression(columnDefault);
+        boolean local = bare.equals("getdate()")
+                || bare.equals("sysdatetime()")
+                || bare.equals("current_timestamp")
+                || (!offset && bare.equals("sysdatetimeoffset()"));
+        return !local ? null : offset ? "SYSDATETIMEOFFSET()" : "SYSUTCDATETIME()";
+    }
+
+    /**
      * Text codes match exactly: default collations ignore case, and {@code =} ignores trailing spaces under every
      * collation, so {@code 'paid'} and {@code 'PAID '} would pass for {@code 'PAID'}. The plain guard stays first for
      * the index seek; then each code must match under a binary collation with the same byte length as the code in the

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * A data source that records the SQL text Baton prepares, for exact-SQL tests of operations that have no {@code sql()}
- * method (sweeps, releases, reconciliation). It runs nothing: updates report {@code count} rows, queries return the
+ * method (sweeps, releases, reconciliation). It runs nothing: updates report {@code count} rows, queries (and the result set of a batch run by {@code execute}) return the
  * rows {@code rows} gives for their text (none by default). It pins text only; what SQL Server does with the text is
  * proven where a server runs the compatibility suites.
  */
@@ -29,6 +29,13 @@ final class SqlRecorder {
 
     /** The driver error an update of this text throws, or null (none). */
     volatile Function<String, java.sql.SQLException> failure = text -> null;
+
+    /**
+     * The columns {@code DatabaseMetaData.getColumns} reports for any table, by JDBC column label ({@code COLUMN_NAME},
+     * {@code DATA_TYPE}, {@code TYPE_NAME}, {@code COLUMN_SIZE}, {@code NULLABLE}, {@code COLUMN_DEF}), as mssql-jdbc
+     * reports them; the primary key is {@code id}. None by default: then there is no metadata.
+     */
+    volatile List<java.util.Map<String, Object>> columns = List.of();
 
     private final Function<String, List<Object[]>> rows;
     private final int count;
@@ -87,18 +94,25 @@ final class SqlRecorder {
             case "isClosed" -> false;
             case "close", "commit", "rollback", "clearWarnings", "setReadOnly" -> null;
             case "unwrap" -> null;
-            case "getMetaData" -> throw new java.sql.SQLException("recording only: no metadata");
+            case "getMetaData" -> {
+                if (columns.isEmpty()) {
+                    throw new java.sql.SQLException("recording only: no metadata");
+                }
+                yield metaData();
+            }
+            case "getCatalog" -> "baton";
+            case "getSchema" -> "dbo";
             case "isWrapperFor" -> false;
-            // identity, so that Baton may remember facts about a connection (e.g. its isolation) in a map
+            // core keys per-connection facts (the isolation asked once) by the connection
             case "hashCode" -> System.identityHashCode(p);
             case "equals" -> p == a[0];
-            case "toString" -> "recording connection";
             default -> throw new UnsupportedOperationException("Connection." + m.getName());
         });
     }
 
     private PreparedStatement statement(String text) {
         java.util.Map<Integer, Object> bound = new java.util.TreeMap<>();
+        int[] result = {0}; // of a batch run by execute(): its update count, then one result set
         synchronized (sql) {
             sql.add(text);
             binds.add(bound);
@@ -112,9 +126,22 @@ final class SqlRecorder {
                 yield count;
             }
             case "executeLargeUpdate" -> (long) count;
-            case "executeQuery", "getGeneratedKeys" -> resultSet(rows.apply(text));
+            case "executeQuery" -> {
+                java.sql.SQLException e = failure.apply(text);
+                if (e != null) {
+                    throw e;
+                }
+                yield resultSet(rows.apply(text));
+            }
+            case "getGeneratedKeys" -> resultSet(rows.apply(text));
             case "executeBatch" -> new int[0];
-            case "getUpdateCount" -> count;
+            case "execute" -> {
+                result[0] = 0;
+                yield false;
+            }
+            case "getMoreResults" -> ++result[0] == 1;
+            case "getResultSet" -> resultSet(rows.apply(text));
+            case "getUpdateCount" -> result[0] == 0 ? count : -1;
             default -> {
                 if (m.getName().startsWith("set") && a != null && a.length >= 2 && a[0] instanceof Integer i) {
                     bound.put(i, m.getName().equals("setNull") ? null : a[1]);
@@ -146,6 +173,26 @@ final class SqlRecorder {
             }
             case "close" -> null;
             default -> throw new UnsupportedOperationException("Statement." + m.getName());
+        });
+    }
+
+    private java.sql.DatabaseMetaData metaData() {
+        return proxy(java.sql.DatabaseMetaData.class, (p, m, a) -> switch (m.getName()) {
+            case "getColumns" -> namedResultSet(columns);
+            case "getPrimaryKeys" -> namedResultSet(List.of(java.util.Map.of("COLUMN_NAME", "id")));
+            case "getIndexInfo" -> namedResultSet(List.of());
+            default -> throw new UnsupportedOperationException("DatabaseMetaData." + m.getName());
+        });
+    }
+
+    private static ResultSet namedResultSet(List<java.util.Map<String, Object>> rows) {
+        int[] at = {-1};
+        return proxy(ResultSet.class, (p, m, a) -> switch (m.getName()) {
+            case "next" -> ++at[0] < rows.size();
+            case "getString" -> (String) rows.get(at[0]).get((String) a[0]);
+            case "getInt" -> ((Number) rows.get(at[0]).getOrDefault((String) a[0], 0)).intValue();
+            case "close" -> null;
+            default -> throw new UnsupportedOperationException("ResultSet." + m.getName());
         });
     }
 

@@ -50,7 +50,46 @@ class SqlServerClaimOrderTest {
                         + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
                         + " deleted.[sync_status], deleted.[created_at], deleted.[id] WHERE [sync_status] = 0 AND"
                         + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
-                recorder.take().get(0));
+                recorder.take().get(1),
+                "after the triggers query of the first run");
+    }
+
+    /** Issue 15 item 12: rows read back from the table variable of the OUTPUT … INTO form are sorted the same way. */
+    @Test
+    void rowsThroughTheTableVariableComeInTheQueueOrderToo() {
+        List<Object[]> shuffled = List.of(
+                new Object[] {9L, 1, 0, java.sql.Timestamp.valueOf("2026-01-01 10:00:00"), 9L},
+                new Object[] {4L, 2, 0, java.sql.Timestamp.valueOf("2026-01-01 09:00:00"), 4L},
+                new Object[] {2L, 1, 0, java.sql.Timestamp.valueOf("2026-01-01 11:00:00"), 2L});
+        List<Object[]> columns = List.of(
+                new Object[] {"id", "bigint", 8, 19, 0, null},
+                new Object[] {"attempts", "int", 4, 10, 0, null},
+                new Object[] {"sync_status", "int", 4, 10, 0, null},
+                new Object[] {"created_at", "datetime2", 8, 27, 7, null});
+        SqlRecorder recorder = new SqlRecorder(0, sql -> {
+            if (sql.contains("sys.triggers")) {
+                return List.<Object[]>of(new Object[] {1});
+            }
+            return sql.contains("sys.columns") ? columns : sql.startsWith("DECLARE") ? shuffled : List.of();
+        });
+        ClaimQueue<Sync> queue = Baton.builder(recorder.dataSource())
+                .dialect(new SqlServerDialect())
+                .build()
+                .<Sync>queue("jobs")
+                .table("jobs")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .orderBy("created_at", "id")
+                .deadState(Sync.FAILED)
+                .build();
+        List<Object> ids = new ArrayList<>();
+        for (ClaimedRow<Sync> row : queue.claim(10)) {
+            ids.add(row.id());
+        }
+        assertEquals(List.of(4L, 9L, 2L), ids, "created_at, then id");
+        String batch = recorder.take().get(2);
+        assertEquals(
+                "DECLARE @baton_rows TABLE ([r1] bigint, [r2] int, [r3] int, [r4] datetime2(7), [r5] bigint);",
+                batch.substring(0, batch.indexOf(';') + 1));
     }
 
     @Test

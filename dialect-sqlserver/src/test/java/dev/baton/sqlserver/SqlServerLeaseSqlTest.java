@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.ClaimQueueBuilder;
 import dev.baton.ClaimedRow;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
@@ -30,18 +31,23 @@ class SqlServerLeaseSqlTest {
 
     private final Baton baton =
             Baton.builder(recorder.dataSource()).dialect(new SqlServerDialect()).build();
-    private final ClaimQueue<Sync> queue = baton.<Sync>queue("order-sync")
-            .table("orders")
-            .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
-            .eligibleWhen(baton.table("orders")
-                    .state("payment_status", Payment.MACHINE)
-                    .is(Payment.PAID))
-            .select("payment_transaction_id")
-            .deadState(Sync.FAILED)
+    private final ClaimQueue<Sync> queue = orderSync(baton)
             .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
             .retry(RetryPolicy.exponential(Duration.ofSeconds(5), 2.0).maxAttempts(3))
             .lease(Duration.ofMinutes(2))
             .build();
+
+    /** The queue of these tests over {@code orders}: paid orders, selecting the payment's transaction id. */
+    static ClaimQueueBuilder<Sync> orderSync(Baton baton) {
+        return baton.<Sync>queue("order-sync")
+                .table("orders")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .eligibleWhen(baton.table("orders")
+                        .state("payment_status", Payment.MACHINE)
+                        .is(Payment.PAID))
+                .select("payment_transaction_id")
+                .deadState(Sync.FAILED);
+    }
 
     private ClaimedRow<Sync> claimOne() {
         List<ClaimedRow<Sync>> rows = queue.claim(10);
@@ -101,17 +107,18 @@ class SqlServerLeaseSqlTest {
                 List.of(
                         "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL,"
                                 + " [last_error] = ? WHERE [id] = ? AND [sync_status] = 5",
-                        // not sent, but its attempts are used up: dead, never claimable again
+                        // not sent, but the row used its last attempt: dead-lettered (commit 6c20e01)
                         "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL,"
                                 + " [last_error] = ? WHERE [id] = ? AND [sync_status] = 5 AND [attempts] >= ?",
                         "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL WHERE"
                                 + " [id] = ? AND [sync_status] = 5"),
                 sql);
+        assertTrue(
+                exhausted.startsWith("[" + Sync.FAILED.code() + ", ") && exhausted.endsWith(", 7, 3]"),
+                "not sent at maxAttempts dead-letters: " + exhausted);
         sql.forEach(SqlServerSqlTest::parse);
         assertEquals(
                 List.of(Sync.FAILED.code(), "the sink refused it", 7L).toString(), dead, "a dead verdict dead-letters");
-        assertTrue(
-                exhausted.startsWith("[" + Sync.FAILED.code() + ", "), "the exhausted case dead-letters: " + exhausted);
         assertEquals(List.of(Sync.PENDING.code(), 7L).toString(), notSent, "not sent: claimable again");
     }
 }

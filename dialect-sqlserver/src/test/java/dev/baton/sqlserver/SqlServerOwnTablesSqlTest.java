@@ -108,7 +108,8 @@ class SqlServerOwnTablesSqlTest {
                         "INSERT INTO [baton_outbox] (" + cols + ") SELECT " + cols + " FROM (VALUES (?, ?, ?, ?, ?, ?,"
                                 + " ?, 0, SYSUTCDATETIME())) AS baton_new (" + cols
                                 + ") WHERE NOT EXISTS (SELECT 1 FROM"
-                                + " [baton_outbox] AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX([baton_outbox_dedup])) WHERE baton_old.[dedup_key] ="
+                                + " [baton_outbox] AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX([baton_outbox_dedup]))"
+                                + " WHERE baton_old.[dedup_key] ="
                                 + " baton_new.[dedup_key])",
                         "SELECT [id] FROM [baton_outbox] WHERE [receipt] = ?"),
                 sql);

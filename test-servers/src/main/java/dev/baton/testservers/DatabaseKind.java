@@ -123,6 +123,35 @@ public enum DatabaseKind {
     }
 
     /**
+     * DDL that gives a column of {@link #timestampType()} a default of a local clock, as host schemas often do: MySQL
+     * and MariaDB {@code CURRENT_TIMESTAMP(6)} (the session zone's wall clock, stored as it is in a {@code DATETIME}),
+     * SQL Server {@code GETDATE()} (the server's wall clock), PostgreSQL {@code LOCALTIMESTAMP} (which a {@code
+     * timestamptz} converts to the instant it is).
+     *
+     * @param table the table
+     * @param column the column
+     * @return an SQL statement
+     */
+    public String localClockDefaultSql(String table, String column) {
+        return switch (this) {
+            case POSTGRES -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DEFAULT LOCALTIMESTAMP";
+            case MARIADB, MYSQL ->
+                "ALTER TABLE " + table + " MODIFY " + column + " DATETIME(6) NULL DEFAULT CURRENT_TIMESTAMP(6)";
+            case SQLSERVER -> "ALTER TABLE " + table + " ADD DEFAULT GETDATE() FOR " + column;
+        };
+    }
+
+    /**
+     * Whether a column given {@link #localClockDefaultSql} then holds local wall-clock times: all but PostgreSQL,
+     * whose {@code timestamptz} stores instants whatever the default.
+     *
+     * @return true where {@code verify()} refuses such a column
+     */
+    public boolean localClockDefaultHoldsWallClock() {
+        return this != POSTGRES;
+    }
+
+    /**
      * The statement that puts a session in the time zone {@code offset}, as a host's connection pool might set it (or
      * a driver, from the JVM's zone). SQL Server sessions have no time zone: a statement that changes nothing.
      *

@@ -2,6 +2,8 @@ package dev.baton.testkit.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
 import dev.baton.BeginResult;
@@ -12,6 +14,7 @@ import dev.baton.IdempotencyKeys;
 import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.ReceiveResult;
+import dev.baton.SchemaMismatchException;
 import dev.baton.StateTable;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.OwnTableDialect.OwnTable;
@@ -173,6 +176,32 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
         }
         assertEquals(Payment.FAILED, Payment.MACHINE.fromCode(code(1)).orElseThrow());
         assertEquals(Payment.PENDING, Payment.MACHINE.fromCode(code(3)).orElseThrow(), "a fresh row was too old");
+    }
+
+    /**
+     * Issue 15 item 9: a time column that Baton compares with its UTC clock but whose default fills it with a local
+     * wall clock mixes zones, and {@code verify()} refuses it naming the UTC default; a PostgreSQL {@code timestamptz}
+     * stores instants whatever its default.
+     */
+    @Test
+    void aTimeColumnDefaultingToALocalWallClockIsRefusedByVerify() {
+        ClaimQueue<Sync> queue = jobs.queue(Baton.using(db.dataSource()), LEASE);
+        queue.verify();
+        db.execute(db.kind().localClockDefaultSql(jobs.name(), "created_at"));
+        if (!db.kind().localClockDefaultHoldsWallClock()) {
+            queue.verify();
+            return;
+        }
+        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, queue::verify);
+        assertTrue(e.getMessage().contains("age column created_at defaults to "), e.getMessage());
+        assertTrue(e.getMessage().contains("a local wall clock"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("make its default "
+                                + (db.kind().now().startsWith("UTC_TIMESTAMP")
+                                        ? "(UTC_TIMESTAMP(6))"
+                                        : db.kind().now())),
+                e.getMessage());
     }
 
     @Test
