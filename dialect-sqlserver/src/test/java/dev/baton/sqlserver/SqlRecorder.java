@@ -89,6 +89,9 @@ final class SqlRecorder {
             case "unwrap" -> null;
             case "getMetaData" -> throw new java.sql.SQLException("recording only: no metadata");
             case "isWrapperFor" -> false;
+            // the engine keys what it learned about a physical connection by identity (a WeakHashMap)
+            case "hashCode" -> System.identityHashCode(p);
+            case "equals" -> p == a[0];
             default -> throw new UnsupportedOperationException("Connection." + m.getName());
         });
     }
