@@ -91,7 +91,10 @@ class SqlServerLeaseSqlTest {
         assertTrue(claim.contains(" WHERE " + guard + " ORDER BY "), claim);
         assertTrue(claim.endsWith(" WHERE " + guard), claim);
         SqlServerSqlTest.parse(claim);
-        assertEquals("[3, 1, TOKEN, 3]", binds.replaceAll("-?\\d{6,}", "TOKEN"), "maxAttempts is bound in the pick and in the update (the state codes are literals)");
+        assertEquals(
+                "[3, 1, TOKEN, 3]",
+                binds.replaceAll("-?\\d{6,}", "TOKEN"),
+                "maxAttempts is bound in the pick and in the update (the state codes are literals)");
     }
 
     @Test
