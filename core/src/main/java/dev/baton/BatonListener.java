@@ -34,7 +34,7 @@ public interface BatonListener {
     enum DeadLetterReason {
         /** The handler asked for it ({@link Outcome#deadLetter}, or a completion the machine does not allow). */
         HANDLER,
-        /** A retry after the last attempt. */
+        /** A retry after the last attempt, or a claimable row found with its attempts used up (the sweep). */
         RETRIES_EXHAUSTED,
         /** The database refused the handler's outcome (a constraint, a value out of range). */
         REFUSED_BY_DATABASE,

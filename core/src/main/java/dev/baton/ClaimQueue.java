@@ -126,6 +126,8 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Claims up to {@code batchSize} eligible, due rows in the queue's order, skipping rows other transactions hold
      * locked, on the data source (retrying transient failures). A short or empty batch is normal under contention.
+     * A row that has used {@code maxAttempts} is never claimed ({@link #reclaimExpired()} dead-letters it), so the
+     * attempt a claim hands out is at most {@link RetryPolicy#maxAttempts()}.
      *
      * @throws ConfigurationException if {@code batchSize} is outside 1..{@link #maxBatchSize()}
      */
@@ -168,6 +170,14 @@ public final class ClaimQueue<S extends Enum<S>> {
      * claim's token it is {@link LeaseResult.Done} (also when an earlier call of this claim wrote it: the effect is
      * the same, once), in a terminal state without it {@link LeaseResult.LeaseLost}, otherwise in doubt.
      *
+     * <p>A completion into a terminal state of a row this claim already completed into that state answers {@link
+     * LeaseResult.Done} too, with or without a fault, here and in {@link #applyAll(List)}: the row is in the state
+     * asked for, written once, by this claim (a terminal row never moves, a later claim stamps another token, and the
+     * sweeps, releases and resolutions clear it), and nobody else holds it. {@link LeaseResult.LeaseLost} would tell
+     * the caller, and the listeners' lease-lost count, that another worker may have the row, which is false; and the
+     * answer must not depend on whether a reply was lost, nor on whether the row was completed alone or in a batch
+     * (the one-statement batch completion cannot tell this call's rows from the claim's earlier ones).
+     *
      * @return {@link LeaseResult.Done} with the row's new state, or {@link LeaseResult.LeaseLost}
      * @throws IllegalTransitionException if the outcome's completion state is not allowed from the processing state
      * @throws OutcomeInDoubtException when a lost connection leaves open whether the outcome was written
@@ -207,8 +217,9 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Applies many outcomes in one transaction: one commit for the lot, each row still fenced by its own token. The
      * results are in the order given and say which rows were fenced out. The usual end of a batch, every row of one
-     * claim completed into the same terminal state with nothing else set, is one statement; a row that claim had
-     * already completed then reports {@link LeaseResult.Done} again (it is in that state under that claim).
+     * claim completed into the same terminal state with nothing else set, is one statement. A row that claim had
+     * already completed into the state asked for reports {@link LeaseResult.Done} again, whichever way it is written
+     * (see {@link #apply(ClaimedRow, Outcome)}).
      *
      * @throws ConfigurationException if a row was claimed from another queue, or an outcome sets a column the queue
      *     manages (state, id, lease, token), before any SQL
@@ -331,7 +342,9 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Returns rows whose lease expired to the claimable state, moves those whose lease expired on their last
      * attempt ({@code attempts >= maxAttempts}: the handler crashed or hung every time) to the dead state, and moves
-     * rows whose lease expired while sending to the unknown state. Clears the claim token of every row it moves, so
+     * rows whose lease expired while sending to the unknown state. A claimable row whose attempts are used up (put
+     * back by a host's transition or an older version; {@link #claim(int)} passes it over, so it is never handed out
+     * for an attempt past {@code maxAttempts}) also goes to the dead state, keeping its last error. Clears the claim token of every row it moves, so
      * no write or read-back of the expired claim can match. Runs in bounded batches that skip locked rows. Workers
      * call it periodically.
      *

@@ -264,23 +264,27 @@ public final class Outbox {
     /**
      * Applies a guarded transition and, only if it was {@link TransitionResult.Applied}, enqueues the message, in one
      * transaction on the data source: a duplicate callback ({@code AlreadyInTarget}) enqueues nothing, and a failure
-     * leaves neither. Transient failures retry the pair.
+     * leaves neither. Transient failures retry the pair. The message carries a random receipt: when the connection is
+     * lost after the commit was sent, the retry reads it back, so a pair the lost attempt committed is reported
+     * {@link TransitionResult.Applied} and never run twice, and a pair it did not commit runs again.
      *
-     * @return the transition's result
+     * @return the transition's result; {@link TransitionResult.InDoubt} only when, after a lost connection, the row is
+     *     in the target state and no message carries this call's receipt (another call moved it, or this call's
+     *     message met an existing one with the same dedup key)
      */
     public <S extends Enum<S>> TransitionResult<S> transitionAndEnqueue(Transition<S> transition, Message message) {
         Objects.requireNonNull(transition, "transition");
         check(message);
         Message m = withHeaders(message);
         String operation = "transition and enqueue into outbox " + table;
+        long receipt = RANDOM.nextLong();
         long[] enqueued = {-1};
-        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, enqueued);
-        // after a lost commit the pair may be in: a row in the target state is then in doubt, not AlreadyInTarget
+        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, receipt, enqueued);
         TransitionResult<S> result = engine.joinOr(
                 operation,
                 c -> transitionAndEnqueue(c, transition, message),
                 () -> engine.transaction(
-                        operation, work, c -> Transition.inDoubt(transitionAndInsert(c, transition, m, enqueued))));
+                        operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
             if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
@@ -449,12 +453,38 @@ public final class Outbox {
         }
     }
 
+    /**
+     * The retry of {@link #transitionAndEnqueue(Transition, Message)} after a lost connection: the lost attempt may
+     * have committed the pair, and then its message carries this call's receipt. A message with the receipt means the
+     * pair committed: {@link TransitionResult.Applied}. Otherwise the pair runs again; should the transition now find
+     * the row in the target state (the lost attempt was still committing, and the row's lock made this one wait), the
+     * receipt is read once more, and a row in the target without it is in doubt.
+     */
+    private <S extends Enum<S>> TransitionResult<S> transitionAndInsertAfterLostReply(
+            Connection c, Transition<S> transition, Message message, long receipt, long[] enqueued)
+            throws SQLException {
+        OptionalLong stored = statements.idOfReceipt(c, receipt);
+        if (stored.isEmpty()) {
+            TransitionResult<S> r = transitionAndInsert(c, transition, message, receipt, enqueued);
+            if (!(r instanceof TransitionResult.AlreadyInTarget<S>)) {
+                return r;
+            }
+            stored = statements.idOfReceipt(c, receipt);
+            if (stored.isEmpty()) {
+                return Transition.inDoubt(r);
+            }
+        }
+        enqueued[0] = stored.getAsLong();
+        return transition.applied();
+    }
+
     private <S extends Enum<S>> TransitionResult<S> transitionAndInsert(
-            Connection c, Transition<S> transition, Message message, long[] enqueued) throws SQLException {
+            Connection c, Transition<S> transition, Message message, long receipt, long[] enqueued)
+            throws SQLException {
         enqueued[0] = -1;
         TransitionResult<S> r = transition.execute(c);
         if (r instanceof TransitionResult.Applied<S>) {
-            EnqueueResult e = insert(c, message, RANDOM.nextLong());
+            EnqueueResult e = insert(c, message, receipt);
             if (e instanceof EnqueueResult.Enqueued stored) {
                 enqueued[0] = stored.id();
             }

@@ -64,6 +64,11 @@ public final class Transition<S extends Enum<S>> {
         return table;
     }
 
+    /** What {@link TransitionResult.Applied} reports for this transition, without running it. */
+    TransitionResult.Applied<S> applied() {
+        return new TransitionResult.Applied<>(id, target);
+    }
+
     /** The SQL text this transition runs (values are bind parameters), for logs and exact-SQL tests. */
     public String sql() {
         return table.statements().transition(sources, extra).sql();

@@ -40,7 +40,7 @@ class MySqlClaimSqlTest {
     }
 
     private static final String GUARD = "`sync_status` = 0 AND `payment_status` = 1 AND `third_party_guid` IS NULL"
-            + " AND (`next_attempt_at` IS NULL OR `next_attempt_at` <= UTC_TIMESTAMP(6))";
+            + " AND (`next_attempt_at` IS NULL OR `next_attempt_at` <= UTC_TIMESTAMP(6)) AND `attempts` < ?";
     private static final String UPDATE = "UPDATE `orders` SET `sync_status` = ?, `lease_until` ="
             + " TIMESTAMPADD(MICROSECOND, 120000000, UTC_TIMESTAMP(6)), `claim_token` = ?, `attempts` = `attempts`"
             + " + 1 WHERE `id` IN (…) AND " + GUARD;

@@ -45,11 +45,11 @@ class SqlServerClaimOrderTest {
         assertEquals(
                 "WITH baton_claim AS (SELECT TOP (10) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
                         + " [sync_status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())"
-                        + " ORDER BY [sync_status], [created_at], [id]) UPDATE baton_claim SET [sync_status] = ?,"
+                        + " AND [attempts] < ? ORDER BY [sync_status], [created_at], [id]) UPDATE baton_claim SET [sync_status] = ?,"
                         + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"
                         + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
                         + " deleted.[sync_status], deleted.[created_at], deleted.[id] WHERE [sync_status] = 0 AND"
-                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
+                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?",
                 recorder.take().get(1),
                 "after the triggers query of the first run");
     }

@@ -61,7 +61,8 @@ class SqlServerLeaseSqlTest {
         queue.reclaimExpired();
         String attemptsLeft = recorder.bindsOf(0);
         String exhausted = recorder.bindsOf(1);
-        String sending = recorder.bindsOf(2);
+        String putBack = recorder.bindsOf(2);
+        String sending = recorder.bindsOf(3);
         List<String> sql = recorder.take();
         String sweep = "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
                 + " [lease_until] = NULL, [claim_token] = NULL";
@@ -70,6 +71,7 @@ class SqlServerLeaseSqlTest {
                         sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
                         sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
                                 + " [attempts] >= ?",
+                        sweep + " WHERE [sync_status] = 0 AND [attempts] >= ?",
                         sweep + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
                 sql);
         sql.forEach(SqlServerSqlTest::parse);
@@ -77,7 +79,28 @@ class SqlServerLeaseSqlTest {
         assertTrue(
                 exhausted.startsWith("[" + Sync.FAILED.code() + ", ") && exhausted.endsWith(", 3]"),
                 "dead-lettered at maxAttempts, with a reason: " + exhausted);
+        assertEquals(
+                List.of(Sync.FAILED.code(), 3).toString(),
+                putBack,
+                "claimable rows with their attempts used up go to the dead state");
         assertEquals(List.of(Sync.UNKNOWN.code()).toString(), sending, "expired SENDING rows go to UNKNOWN");
+    }
+
+    /** Issue 11 item 3: the claim passes over rows that have used maxAttempts, in the pick and in the update. */
+    @Test
+    void theClaimPassesOverRowsWithTheirAttemptsUsedUp() {
+        queue.claim(10);
+        String binds = recorder.bindsOf(0);
+        String claim = recorder.take().get(0);
+        String guard = "[sync_status] = 0 AND [payment_status] = 1 AND ([next_attempt_at] IS NULL OR [next_attempt_at]"
+                + " <= SYSUTCDATETIME()) AND [attempts] < ?";
+        assertTrue(claim.contains(" WHERE " + guard + " ORDER BY "), claim);
+        assertTrue(claim.endsWith(" WHERE " + guard), claim);
+        SqlServerSqlTest.parse(claim);
+        assertEquals(
+                "[3, 1, TOKEN, 3]",
+                binds.replaceAll("-?\\d{6,}", "TOKEN"),
+                "maxAttempts is bound in the pick and in the update (the state codes are literals)");
     }
 
     @Test

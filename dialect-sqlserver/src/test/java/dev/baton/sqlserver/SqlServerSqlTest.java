@@ -72,7 +72,7 @@ class SqlServerSqlTest {
                 .build();
         List<String> sql = q.claimSql(50);
         String guard = "[sync_status] = 0 AND [payment_status] = 1 AND [third_party_guid] IS NULL AND"
-                + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())";
+                + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?";
         assertEquals(
                 List.of("WITH baton_claim AS (SELECT TOP (50) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE "
                         + guard
@@ -98,14 +98,14 @@ class SqlServerSqlTest {
         assertEquals(
                 "WITH baton_claim AS (SELECT TOP (20) * FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
                         + " [status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
-                        + " NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
+                        + " [attempts] < ? AND NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
                         + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status]"
                         + " IN (0, 1)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
                         + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
                         + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
                         + " inserted.[dedup_key], inserted.[headers], inserted.[payload], inserted.[created_at],"
                         + " deleted.[status], deleted.[id] WHERE [status] = 0 AND"
-                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())",
+                        + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?",
                 claim);
         parse(claim);
     }

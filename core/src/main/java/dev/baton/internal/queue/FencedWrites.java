@@ -306,12 +306,12 @@ public final class FencedWrites<S extends Enum<S>> {
      * moves again), so the lease is lost for certain; anything else is in doubt.
      */
     private List<LeaseResult<S>> runAfterLostReply(Connection c, List<Prepared<S>> prepared) throws SQLException {
-        List<LeaseResult<S>> results = run(c, prepared);
+        List<LeaseResult<S>> results = run(c, prepared); // a terminal write that matched no row is read back already
         for (int i = 0; i < results.size(); i++) {
-            if (results.get(i) instanceof LeaseResult.LeaseLost<S>) {
-                Prepared<S> p = prepared.get(i);
+            Prepared<S> p = prepared.get(i);
+            if (results.get(i) instanceof LeaseResult.LeaseLost<S> && !shape.machine.isTerminal(p.resultState())) {
                 LeaseResult<S> read = readBack(c, p);
-                if (read instanceof LeaseResult.LeaseLost<S> && !shape.machine.isTerminal(p.resultState())) {
+                if (read instanceof LeaseResult.LeaseLost<S>) {
                     throw new OutcomeInDoubtException("fenced write to row " + p.id() + " of queue '" + shape.name
                             + "': the connection was lost after the write was sent, and the row does not show it;"
                             + " it may have been written and moved on since, or never written");
@@ -515,7 +515,7 @@ public final class FencedWrites<S extends Enum<S>> {
                 if (idx.size() == 1) {
                     Prepared<S> p = prepared.get(idx.get(0));
                     Rows.bind(ps, 1, p.binds());
-                    results.set(idx.get(0), result(p, ps.executeUpdate()));
+                    results.set(idx.get(0), settle(c, p, ps.executeUpdate()));
                     continue;
                 }
                 for (int i : idx) {
@@ -526,7 +526,7 @@ public final class FencedWrites<S extends Enum<S>> {
                 for (int k = 0; k < idx.size(); k++) {
                     Prepared<S> p = prepared.get(idx.get(k));
                     int count = k < counts.length ? counts[k] : Statement.SUCCESS_NO_INFO;
-                    results.set(idx.get(k), count == Statement.SUCCESS_NO_INFO ? readBack(c, p) : result(p, count));
+                    results.set(idx.get(k), settle(c, p, count));
                 }
             }
         }
@@ -703,6 +703,26 @@ public final class FencedWrites<S extends Enum<S>> {
         return id instanceof Integer || id instanceof Long || id instanceof Short || id instanceof Byte
                 ? (Object) ((Number) id).longValue()
                 : id;
+    }
+
+    /**
+     * The result of one fenced write from its update count. A count the driver did not report is settled by reading
+     * the row back. So is a write into a terminal state that matched no row: a row already in that state under this
+     * claim's token was completed by this claim (an earlier call; a terminal row never moves, any later claim stamps
+     * another token, and every sweep, release and resolution clears it), so the answer is {@link LeaseResult.Done},
+     * as the one-statement completion of a batch and the retry after a lost reply answer too.
+     */
+    private LeaseResult<S> settle(Connection c, Prepared<S> p, int count) throws SQLException {
+        if (count == Statement.SUCCESS_NO_INFO) {
+            return readBack(c, p);
+        }
+        LeaseResult<S> r = result(p, count);
+        if (r instanceof LeaseResult.LeaseLost<S>
+                && p.check() == Check.WROTE_STATE
+                && shape.machine.isTerminal(p.resultState())) {
+            return readBack(c, p);
+        }
+        return r;
     }
 
     private LeaseResult<S> result(Prepared<S> p, int count) {

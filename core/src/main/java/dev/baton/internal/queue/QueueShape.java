@@ -67,7 +67,10 @@ public final class QueueShape<S extends Enum<S>> {
     /** Quoted error column. */
     public final String qError;
 
-    /** What makes a row claimable now: the claimable state, the eligibility guards, due. */
+    /**
+     * What makes a row claimable now: the claimable state, the eligibility guards, due, and an attempt left
+     * ({@code attempts < maxAttempts}).
+     */
     public final SqlFragment claimWhere;
     /** The claim order: state, the columns the guard fixes to one value, then the queue's order. */
     public final List<String> orderBy;
@@ -139,7 +142,13 @@ public final class QueueShape<S extends Enum<S>> {
         where.add(stateIs(claimable));
         where.addAll(def.eligible());
         where.add(Condition.due(def.nextAttemptColumn()));
-        this.claimWhere = Conditions.and(d, where);
+        // A row put back in the claimable state with its attempts used up (by a host's transition, or by the sweep or
+        // release of an older version) is never handed out for attempt maxAttempts + 1 (issue 11 item 3): the claim
+        // passes it over, and the expiry sweep moves it to the dead state (Sweeps.reclaimExpired). The test filters
+        // the rows the claim's index already delivers, so the claim stays one statement on the same plan.
+        this.claimWhere = SqlFragment.join(
+                " AND ",
+                List.of(Conditions.and(d, where), new SqlFragment(qAttempts + " < ?", List.of(retry.maxAttempts()))));
         // The claim orders by the columns its guard fixes to one value, then by the queue's order. The result is the
         // same rows in the same order, but only an index on (state, guards, order) can deliver it without a sort, so
         // the planner takes that index even with statistics taken while most rows were pending, instead of walking

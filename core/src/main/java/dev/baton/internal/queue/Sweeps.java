@@ -16,8 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The queue's housekeeping: expired leases back to the claimable state (and expired sends to the unknown state), in
- * bounded batches that skip locked rows, and the list of unknown sends for reconciliation. Thread-safe.
+ * The queue's housekeeping: expired leases back to the claimable state (and expired sends to the unknown state), rows
+ * past {@code maxAttempts} to the dead state, in bounded batches that skip locked rows, and the list of unknown sends
+ * for reconciliation. Thread-safe.
  *
  * @param <S> the enum of states
  */
@@ -28,6 +29,7 @@ public final class Sweeps<S extends Enum<S>> {
     private final QueueShape<S> shape;
     private final BatchUpdate reclaim;
     private final BatchUpdate exhausted;
+    private final BatchUpdate putBack;
     private final BatchUpdate expireSends;
 
     /** The sweeps of the queue of {@code shape}, rendered once. */
@@ -40,24 +42,39 @@ public final class Sweeps<S extends Enum<S>> {
         this.reclaim = sweep(
                 shape.processing,
                 shape.claimable,
+                true,
                 new SqlFragment(shape.qAttempts + " < ?", List.of(max)),
                 SqlFragment.of(""));
         this.exhausted = sweep(
                 shape.processing,
                 shape.dead,
+                true,
                 new SqlFragment(shape.qAttempts + " >= ?", List.of(max)),
                 new SqlFragment(
                         ", " + shape.qError + " = ?",
                         List.of("lease expired on attempt " + max + " of " + max
                                 + " (the handler crashed or outlived its lease)")));
-        this.expireSends = shape.sending == null ? null : sweep(shape.sending, shape.unknown, null, SqlFragment.of(""));
+        // A claimable row with its attempts used up (put back by a host's transition or an older version) is passed
+        // over by the claim (QueueShape.claimWhere), which never hands out attempt maxAttempts + 1; this moves it to
+        // the dead state, so it neither waits forever nor blocks its key. It reads the claimable rows (no index
+        // serves attempts), off the claim's path and in skip-locked batches; there are none in a queue only Baton
+        // moves. The last error is kept: it says why the last attempt failed.
+        this.putBack = sweep(
+                shape.claimable,
+                shape.dead,
+                false,
+                new SqlFragment(shape.qAttempts + " >= ?", List.of(max)),
+                SqlFragment.of(""));
+        this.expireSends =
+                shape.sending == null ? null : sweep(shape.sending, shape.unknown, true, null, SqlFragment.of(""));
     }
 
     /**
-     * Returns rows whose lease expired to the claimable state, and moves rows whose lease expired while sending to
-     * the unknown state; fires the listeners.
+     * Returns rows whose lease expired to the claimable state, moves rows whose lease expired on their last attempt
+     * and claimable rows with their attempts used up to the dead state, and moves rows whose lease expired while
+     * sending to the unknown state; fires the listeners.
      *
-     * @return rows reclaimed plus rows moved to unknown
+     * @return rows reclaimed plus rows dead-lettered plus rows moved to unknown
      * @throws OutcomeInDoubtException after the sweep ran to the end, if a batch lost its reply (the count is then a
      *     lower bound, {@link OutcomeInDoubtException#atLeast()})
      */
@@ -70,11 +87,20 @@ public final class Sweeps<S extends Enum<S>> {
         }
         Engine.Drained exhaustedRows = shape.engine.drain(
                 "dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH);
-        long dead = exhaustedRows.rows();
-        if (dead > 0) {
-            shape.engine.fire(l -> l.onDeadLetter(shape.name, dead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
+        long expiredDead = exhaustedRows.rows();
+        if (expiredDead > 0) {
+            shape.engine.fire(
+                    l -> l.onDeadLetter(shape.name, expiredDead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
         }
-        boolean inDoubt = reclaimed.countInDoubt() || exhaustedRows.countInDoubt();
+        long dead = expiredDead;
+        Engine.Drained putBackRows = shape.engine.drain(
+                "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'", putBack, BATCH);
+        long spent = putBackRows.rows();
+        if (spent > 0) {
+            shape.engine.fire(l -> l.onDeadLetter(shape.name, spent, BatonListener.DeadLetterReason.RETRIES_EXHAUSTED));
+        }
+        dead += spent;
+        boolean inDoubt = reclaimed.countInDoubt() || exhaustedRows.countInDoubt() || putBackRows.countInDoubt();
         if (expireSends == null) {
             return certain(moved + dead, inDoubt);
         }
@@ -98,11 +124,13 @@ public final class Sweeps<S extends Enum<S>> {
         return total;
     }
 
-    private BatchUpdate sweep(S from, S to, SqlFragment attempts, SqlFragment moreSet) {
+    private BatchUpdate sweep(S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet) {
         Dialect d = shape.dialect;
         List<SqlFragment> conditions = new ArrayList<>();
         conditions.add(shape.in(List.of(from)));
-        conditions.add(SqlFragment.of(shape.qLease + " < " + d.sql().currentTimestamp()));
+        if (expired) {
+            conditions.add(SqlFragment.of(shape.qLease + " < " + d.sql().currentTimestamp()));
+        }
         if (attempts != null) {
             conditions.add(attempts);
         }

@@ -154,7 +154,11 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertEquals(new LeaseResult.Done<>(rows.get(0).id(), Sync.COMPLETED), done);
         assertEquals("guid-1", jobs.get(1, "third_party_guid"));
         assertNull(jobs.get(1, "lease_until"));
-        assertInstanceOf(LeaseResult.LeaseLost.class, q.complete(rows.get(0), Sync.COMPLETED), "a second completion");
+        assertEquals(
+                new LeaseResult.Done<>(rows.get(0).id(), Sync.COMPLETED),
+                q.complete(rows.get(0), Sync.COMPLETED),
+                "a second completion by the same claim: the row is completed, by this claim, once");
+        assertEquals("guid-1", jobs.get(1, "third_party_guid"), "and it wrote nothing");
         assertThrows(IllegalTransitionException.class, () -> q.complete(rows.get(1), Sync.UNKNOWN));
         assertEquals(Sync.PROCESSING, jobs.sync(2), "a refused outcome wrote nothing");
     }
@@ -222,6 +226,79 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertEquals(Sync.FAILED, jobs.sync(1));
         assertEquals("boom 3", jobs.get(1, "last_error"));
         assertTrue(retrying(at(Duration.ofSeconds(500)), policy).claim(1).isEmpty(), "dead rows are never claimed");
+    }
+
+    /**
+     * Issue 11 item 3: a row put back in the claimable state with its attempts used up (by a host, an older version's
+     * sweep or release) is never claimed for an attempt past {@code maxAttempts} (it used to be claimed for attempt 4
+     * and 6 of 3); the expiry sweep moves it to the dead state, keeping its last error, while a row with an attempt
+     * left is claimed as usual.
+     */
+    @Test
+    void aRowPutBackWithItsAttemptsUsedUpIsNeverClaimedAndTheSweepDeadLettersIt() {
+        jobs.insert(1, 4, Payment.PAID);
+        RetryPolicy policy = RetryPolicy.fixed(Duration.ofSeconds(10)).maxAttempts(3);
+        db.execute(
+                "UPDATE " + jobs.name() + " SET attempts = 3, last_error = 'boom 3' WHERE id = 1",
+                "UPDATE " + jobs.name() + " SET attempts = 5 WHERE id = 2",
+                "UPDATE " + jobs.name() + " SET attempts = 2 WHERE id = 3");
+        ClaimQueue<Sync> q = retrying(baton, policy);
+        assertEquals(2, q.health().eligible(), "rows 3 and 4 can be claimed");
+        List<ClaimedRow<Sync>> rows = q.claim(4);
+        assertEquals(List.of(3L, 4L), ids(rows), "the spent rows are passed over");
+        assertEquals(List.of(3, 1), rows.stream().map(ClaimedRow::attempt).toList());
+        assertTrue(q.claim(4).isEmpty());
+        assertEquals(Sync.PENDING, jobs.sync(1));
+        assertEquals(2, q.reclaimExpired(), "the sweep moves the two spent rows, and no leased row");
+        assertEquals(Map.of(Sync.FAILED, 2, Sync.PROCESSING, 2), jobs.countBySync());
+        assertEquals(Sync.FAILED, jobs.sync(1));
+        assertEquals(Sync.FAILED, jobs.sync(2));
+        assertEquals("boom 3", jobs.get(1, "last_error"), "the last attempt's error is kept");
+        assertEquals(3, ((Number) jobs.get(1, "attempts")).intValue());
+        assertNull(jobs.get(2, "claim_token"));
+        assertEquals(0, q.reclaimExpired());
+        assertTrue(retrying(at(Duration.ofSeconds(500)), policy).claim(4).isEmpty(), "dead rows are never claimed");
+    }
+
+    /**
+     * Completing a row into a terminal state that this claim already completed it into answers the same alone, in a
+     * one-statement batch and in a transaction of mixed outcomes: {@code Done} (the single write used to answer
+     * {@code LeaseLost} where the batch answered {@code Done}). Into another state it is {@code LeaseLost} every way.
+     */
+    @Test
+    void aRepeatedCompletionAnswersDoneAloneAndInABatch() {
+        jobs.insert(1, 4, Payment.PAID);
+        ClaimQueue<Sync> q = jobs.queue(baton, LEASE);
+        List<ClaimedRow<Sync>> rows = q.claim(4);
+        ClaimedRow<Sync> one = rows.get(0);
+        ClaimedRow<Sync> two = rows.get(1);
+        ClaimedRow<Sync> three = rows.get(2);
+        ClaimedRow<Sync> four = rows.get(3);
+        assertTrue(q.complete(one, Sync.COMPLETED).done());
+        assertTrue(q.applyAll(completions(List.of(two, three))).stream().allMatch(LeaseResult::done));
+        LeaseResult.Done<Sync> oneDone = new LeaseResult.Done<>(one.id(), Sync.COMPLETED);
+        LeaseResult.Done<Sync> twoDone = new LeaseResult.Done<>(two.id(), Sync.COMPLETED);
+        assertEquals(oneDone, q.complete(one, Sync.COMPLETED), "alone, after alone");
+        assertEquals(twoDone, q.complete(two, Sync.COMPLETED), "alone, after a batch");
+        assertEquals(List.of(oneDone, twoDone), q.applyAll(completions(List.of(one, two))), "in a batch");
+        assertEquals(
+                List.of(
+                        new LeaseResult.Done<>(three.id(), Sync.COMPLETED),
+                        new LeaseResult.Done<>(four.id(), Sync.PENDING)),
+                q.applyAll(List.of(
+                        new Decision<>(three, Outcome.complete(Sync.COMPLETED)),
+                        new Decision<>(four, Outcome.retry("again")))),
+                "in a transaction of mixed outcomes");
+        assertInstanceOf(LeaseResult.LeaseLost.class, q.complete(one, Sync.FAILED), "into another state");
+        assertInstanceOf(LeaseResult.LeaseLost.class, q.apply(one, Outcome.deadLetter("late")));
+        assertEquals(
+                List.of(new LeaseResult.LeaseLost<Sync>(one.id()), new LeaseResult.LeaseLost<Sync>(two.id())),
+                q.applyAll(List.of(
+                        new Decision<>(one, Outcome.complete(Sync.FAILED)),
+                        new Decision<>(two, Outcome.complete(Sync.FAILED)))),
+                "into another state, in a batch");
+        assertInstanceOf(LeaseResult.LeaseLost.class, q.apply(four, Outcome.retry("again")), "not terminal");
+        assertEquals(Map.of(Sync.COMPLETED, 3, Sync.PENDING, 1), jobs.countBySync());
     }
 
     private ClaimQueue<Sync> retrying(Baton b, RetryPolicy policy) {

@@ -83,8 +83,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
          * did not, Done is wrong unless the row is in the target state under this claim's token, i.e. this claim had
          * already completed it in an earlier call: the retry reads that back and answers Done, which is true (the row
          * is completed, by this claim, once; a sweep, a release and a resolution clear or spend the token, and a new
-         * claim stamps its own), and so is LeaseLost, what the same call answers without a fault. On by default
-         * (issue 11 item 5).
+         * claim stamps its own), as the same call answers without a fault. On by default (issue 11 item 5).
          */
         LOST_REPLY_COMPLETE,
         /**
@@ -114,7 +113,14 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
          * A release does not use up an attempt (the attempt count goes back to what it was before the claim). On by
          * default (issue 11 item 1).
          */
-        RELEASE_KEEPS_ATTEMPT
+        RELEASE_KEEPS_ATTEMPT,
+        /**
+         * A dead row is put back in the claimable state behind Baton's back (a host's transition, an older version's
+         * sweep), its attempts kept or, every other time, set to {@code maxAttempts}. The claim never hands a row out
+         * for an attempt past {@code maxAttempts}; the sweep moves a claimable row with its attempts used up to the
+         * dead state. On by default (issue 11 item 3).
+         */
+        PUT_BACK
     }
 
     private static final Set<Gate> DEFAULT_GATES = EnumSet.allOf(Gate.class);
@@ -190,7 +196,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         LOST_REPLY_COMPLETE,
         CRASH,
         SHUTDOWN_MID_SEND,
-        POISON_OUTCOME
+        POISON_OUTCOME,
+        PUT_BACK
     }
 
     /**
@@ -206,6 +213,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 case ADVANCE -> "advance " + arg + " ms";
                 case RECLAIM -> "reclaimExpired";
                 case RECONCILE -> "resolveUnknown(unknown row #" + pick + ", sent=" + (arg == 1) + ")";
+                case PUT_BACK -> "putBack(dead row #" + pick + (arg % 2 == 1 ? ", attempts used up" : "") + ")";
                 case CRASH -> "crash of worker " + pick % WORKERS + " (+" + CRASH_JUMP + " ms, reclaimExpired)";
                 default -> kind.name().toLowerCase() + "(claim #" + pick + ")";
             };
@@ -215,7 +223,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     /** Draws one sequence; every step draws the same four numbers, whatever the gates. */
     private static List<Op> generate(RandomGenerator random, int steps, Set<Gate> gates) {
         List<Kind> faults = new ArrayList<>();
-        for (Kind k : List.of(Kind.LOST_REPLY_COMPLETE, Kind.CRASH, Kind.SHUTDOWN_MID_SEND, Kind.POISON_OUTCOME)) {
+        for (Kind k : List.of(
+                Kind.LOST_REPLY_COMPLETE, Kind.CRASH, Kind.SHUTDOWN_MID_SEND, Kind.POISON_OUTCOME, Kind.PUT_BACK)) {
             if (gates.contains(Gate.valueOf(k.name()))) {
                 faults.add(k);
             }
@@ -320,6 +329,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         private ClaimQueue<Sync> faulty;
         private String op;
         private Long reconciledToPending; // the row a "not sent" verdict made claimable in this step
+        private Long putBack; // the dead row put back in the claimable state in this step
         final List<String> trace = new ArrayList<>();
 
         Sequence(Set<Gate> gates) {
@@ -339,6 +349,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 Op o = ops.get(step);
                 op = "step " + step + ": " + o + " at " + now;
                 reconciledToPending = null;
+                putBack = null;
                 try {
                     apply(o);
                 } finally {
@@ -362,6 +373,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 case CRASH -> crash(o.pick() % WORKERS);
                 case SHUTDOWN_MID_SEND -> shutdownMidSend(o.pick());
                 case POISON_OUTCOME -> poison(o.pick(), o.arg());
+                case PUT_BACK -> putBack(o.pick(), o.arg() % 2 == 1);
             }
         }
 
@@ -369,7 +381,12 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             List<Long> expected = new ArrayList<>();
             for (Map.Entry<Long, Row> e : model.entrySet()) {
                 Row r = e.getValue();
-                if (expected.size() < n && r.state == Sync.PENDING && r.paid && r.due <= now) {
+                // a row with its attempts used up is never handed out again (only a put-back row can be one)
+                if (expected.size() < n
+                        && r.state == Sync.PENDING
+                        && r.paid
+                        && r.due <= now
+                        && r.attempts < MAX_ATTEMPTS) {
                     expected.add(e.getKey());
                 }
             }
@@ -445,6 +462,12 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             if (holds) {
                 assertEquals(new LeaseResult.Done<>(c.id(), after), got, what);
                 r.state = after;
+            } else if (o.kind() != Kind.HEARTBEAT
+                    && Sync.MACHINE.isTerminal(after)
+                    && r.state == after
+                    && r.token == c.token()) {
+                // this claim already wrote the row into that terminal state: Done, alone as in a batch
+                assertEquals(new LeaseResult.Done<>(c.id(), after), got, what + " (written by this claim before)");
             } else {
                 assertEquals(new LeaseResult.LeaseLost<>(c.id()), got, what);
             }
@@ -459,6 +482,11 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         private void reclaim() {
             long expected = 0;
             for (Row r : model.values()) {
+                if (r.state == Sync.PENDING && r.attempts >= MAX_ATTEMPTS) {
+                    r.state = Sync.FAILED; // put back with its attempts used up: dead again, whatever the lease
+                    expected++;
+                    continue;
+                }
                 if (r.leaseUntil >= now) {
                     continue;
                 }
@@ -554,6 +582,30 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
             }
         }
 
+        /** A dead row is put back in the claimable state behind Baton's back, its token cleared. */
+        private void putBack(int pick, boolean usedUp) {
+            List<Long> dead = new ArrayList<>();
+            model.forEach((id, r) -> {
+                if (r.state == Sync.FAILED) {
+                    dead.add(id);
+                }
+            });
+            if (dead.isEmpty()) {
+                return;
+            }
+            long id = dead.get(pick % dead.size());
+            Row r = model.get(id);
+            if (usedUp) {
+                r.attempts = MAX_ATTEMPTS;
+            }
+            db.execute("UPDATE " + jobs.name() + " SET sync_status = " + Sync.PENDING.code()
+                    + ", claim_token = NULL, lease_until = NULL, attempts = " + r.attempts + " WHERE id = " + id);
+            r.state = Sync.PENDING;
+            r.token = 0;
+            putBack = id;
+            op += " -> row " + id;
+        }
+
         /** A worker dies: its claims are never used again, their leases run out, the sweep runs. */
         private void crash(int worker) {
             issued.removeIf(h -> h.worker() == worker);
@@ -633,7 +685,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 long id = e.getKey();
                 String was = before.get(id);
                 String is = e.getValue();
-                if (was.startsWith("COMPLETED") || was.startsWith("FAILED")) {
+                if ((was.startsWith("COMPLETED") || was.startsWith("FAILED"))
+                        && !Long.valueOf(id).equals(putBack)) {
                     assertEquals(was, is, op + ": terminal row " + id + " moved");
                 }
                 if ((was.startsWith("SENDING") || was.startsWith("UNKNOWN"))

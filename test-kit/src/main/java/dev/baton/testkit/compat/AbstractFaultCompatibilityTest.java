@@ -410,6 +410,13 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
                         v.add("transition and message not atomic: paid " + paid + ", " + messages + " message(s)");
                     }
                     checkTransition(c, r, t, v);
+                    // the message's receipt tells the retry whether the pair committed: a certain answer, always
+                    if (r instanceof TransitionResult.InDoubt<?>) {
+                        v.add("InDoubt, although the call's receipt (present or absent) decides it");
+                    }
+                    if (t != null) {
+                        v.add("transitionAndEnqueue threw after a single fault, which its receipt recovers from: " + t);
+                    }
                 }));
         ops.add(new Operation(
                 "outbox dispatch",

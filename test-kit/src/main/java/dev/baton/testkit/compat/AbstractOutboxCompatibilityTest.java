@@ -21,6 +21,7 @@ import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testkit.faults.Fault;
 import dev.baton.testkit.faults.FaultPoint;
 import dev.baton.testkit.faults.FaultyDataSource;
+import dev.baton.testkit.faults.StepKind;
 import dev.baton.testservers.JvmProcess;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
@@ -34,6 +35,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -357,6 +359,50 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
             assertEquals(n, count(""), "one row per enqueue: " + faults.describe());
             EnqueueResult.Enqueued e = assertInstanceOf(EnqueueResult.Enqueued.class, r, faults.describe());
             assertEquals(1, count("id = " + e.id() + " AND topic = 't'"), "the id reported is the row stored");
+        }
+    }
+
+    /**
+     * Issue 11 item 5: the server commits a transition and its message and the commit's reply is lost. The retry
+     * reads the call's receipt back and answers {@code Applied} (it used to answer {@code InDoubt}), with one message.
+     * A reply lost before the commit (the server rolls the pair back) leaves neither, and the retry runs the pair
+     * again: {@code Applied}, one message.
+     */
+    @Test
+    void aLostCommitReplyOfTransitionAndEnqueueIsReadBackAsApplied() {
+        db.execute("INSERT INTO " + orders + " (id, payment_status) VALUES (1, 0), (2, 0)");
+        FaultyDataSource faults = new FaultyDataSource(db);
+        Baton faultyBaton = Baton.builder(faults).dialect(baton.dialect()).build();
+        Outbox faulty = faultyBaton.outbox(table);
+        StateTable<Payment> payments = faultyBaton.table(orders).state("payment_status", Payment.MACHINE);
+        Map<Long, Fault> cases = new TreeMap<>(Map.of(
+                1L, Fault.on(FaultPoint.LOST_REPLY, StepKind.COMMIT, 1),
+                2L, Fault.whenSql(FaultPoint.LOST_REPLY, sql -> sql.startsWith("INSERT"))));
+        for (Map.Entry<Long, Fault> c : cases.entrySet()) {
+            long id = c.getKey();
+            faults.arm(c.getValue());
+            TransitionResult<Payment> r;
+            try {
+                r = faulty.transitionAndEnqueue(
+                        payments.transition(id, Payment.PENDING, Payment.PAID), Message.of("order.paid", "" + id));
+            } finally {
+                faults.disarm();
+            }
+            assertTrue(faults.fired().isPresent(), "the fault fired: " + faults.describe());
+            assertEquals(new TransitionResult.Applied<>(id, Payment.PAID), r, faults.describe());
+            assertEquals((int) id, count(""), "one message per call: " + faults.describe());
+            assertEquals(1, countOrders("id = " + id + " AND payment_status = " + Payment.PAID.code()));
+        }
+    }
+
+    private int countOrders(String where) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + orders + " WHERE " + where)) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
         }
     }
 
