@@ -18,13 +18,23 @@ public final class ClaimCompleteWorkload implements Workload {
     /** Completed rows kept below the pending ones, so the claim must not walk them. */
     static final long HISTORY = 20_000;
 
-    private final int[] workers;
-    private final int[] batches;
+    /** The points, each {workers, batch}, in the order they run. */
+    private final List<int[]> pairs;
 
-    /** Points: every pair of worker count and batch size. */
-    public ClaimCompleteWorkload(int[] workers, int[] batches) {
-        this.workers = workers.clone();
-        this.batches = batches.clone();
+    /** Points: the pairs {workers, batch} given. */
+    public ClaimCompleteWorkload(List<int[]> pairs) {
+        this.pairs = List.copyOf(pairs);
+    }
+
+    /** Points: every pair of worker count and batch size, batch by batch. */
+    public static ClaimCompleteWorkload grid(int[] workers, int[] batches) {
+        List<int[]> pairs = new ArrayList<>();
+        for (int b : batches) {
+            for (int w : workers) {
+                pairs.add(new int[] {w, b});
+            }
+        }
+        return new ClaimCompleteWorkload(pairs);
     }
 
     @Override
@@ -48,10 +58,10 @@ public final class ClaimCompleteWorkload implements Workload {
     @Override
     public List<Point> points(Options options) {
         List<Point> points = new ArrayList<>();
-        for (int b : batches) {
-            for (int w : workers) {
-                points.add(new Point("workers", w * 1000L + b, "w=" + w + " b=" + b, "b=" + b, w));
-            }
+        for (int[] p : pairs) {
+            int w = p[0];
+            int b = p[1];
+            points.add(new Point("workers", w * 1000L + b, "w=" + w + " b=" + b, "b=" + b, w));
         }
         return points;
     }
@@ -106,10 +116,8 @@ public final class ClaimCompleteWorkload implements Workload {
     /** The rows per run of every point, for the description. */
     private String rows(Target.Kind kind) {
         List<String> out = new ArrayList<>();
-        for (int b : batches) {
-            for (int w : workers) {
-                out.add("w=" + w + " b=" + b + ": " + String.format("%,d", rows(kind, w, b, SECONDS)));
-            }
+        for (int[] p : pairs) {
+            out.add("w=" + p[0] + " b=" + p[1] + ": " + String.format("%,d", rows(kind, p[0], p[1], SECONDS)));
         }
         return String.join(", ", out);
     }
