@@ -14,7 +14,8 @@ import javax.sql.DataSource;
  * and rollbacks, and the calls that may cost a round trip on some driver ({@code setAutoCommit},
  * {@code getTransactionIsolation}, {@code setTransactionIsolation}). Both variants of a workload drain through it, so
  * the counts per batch compare Baton with the hand-written code statement by statement. One counter per JVM: one run
- * at a time. The proxies cost both variants alike (a reflective call per JDBC call, about 0.03 µs per row at batch 100);
+ * at a time. The proxies cost both variants alike (a reflective call per JDBC call; estimated at a few hundredths of a
+ * µs per row at batch 100);
  * {@code -Dbaton.bench.countStatements=false} turns them off.
  */
 final class StatementCount {
