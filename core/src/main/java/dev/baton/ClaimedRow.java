@@ -19,6 +19,7 @@ public final class ClaimedRow<S extends Enum<S>> {
     private final long token;
     private final int attempt;
     private final Map<String, @Nullable Object> values;
+    private final int hash; // the worker keys its in-flight map by the row: hashed on every put and remove
     private volatile boolean leaseLost;
     private volatile @Nullable Thread handlerThread;
 
@@ -28,6 +29,7 @@ public final class ClaimedRow<S extends Enum<S>> {
         this.token = token;
         this.attempt = attempt;
         this.values = values.isEmpty() ? Map.of() : Collections.unmodifiableMap(values);
+        this.hash = (31 * queue.hashCode() + id.hashCode()) * 31 + Long.hashCode(token);
     }
 
     /** The row id, as the driver returned it (see {@link #id(Class)} and {@link #longId()} for a typed read). */
@@ -143,12 +145,17 @@ public final class ClaimedRow<S extends Enum<S>> {
 
     @Override
     public boolean equals(@Nullable Object o) {
-        return o instanceof ClaimedRow<?> r && r.token == token && Objects.equals(r.id, id) && r.queue.equals(queue);
+        return o == this
+                || o instanceof ClaimedRow<?> r
+                        && r.hash == hash
+                        && r.token == token
+                        && Objects.equals(r.id, id)
+                        && r.queue.equals(queue);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(queue, id, token);
+        return hash;
     }
 
     @Override

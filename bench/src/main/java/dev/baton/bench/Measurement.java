@@ -27,4 +27,16 @@ public record Measurement(
             long ops, double seconds, Latency.Summary latency, long failures, String check) {
         return new Measurement(ops, seconds, ops / seconds, latency, failures, check, Double.NaN, Double.NaN);
     }
+
+    /** This measurement with {@code note} appended to its check text. */
+    public Measurement withNote(String note) {
+        return new Measurement(
+                ops, seconds, value, latency, failures, check + "; " + note, cpuMicrosPerOp, allocatedBytesPerOp);
+    }
+
+    /** This measurement with the client CPU per operation of {@code probe}'s timed interval. */
+    public Measurement withClientCpu(Probe probe) {
+        return new Measurement(
+                ops, seconds, value, latency, failures, check, probe.clientCpuMicrosPer(ops), allocatedBytesPerOp);
+    }
 }

@@ -7,6 +7,7 @@ package dev.baton.bench;
 public final class Probe {
     private final Target target;
     private CpuStat start;
+    private CpuStat stop;
     private CpuStat.Usage usage;
 
     Probe(Target target) {
@@ -28,7 +29,21 @@ public final class Probe {
         if (start == null) {
             throw new IllegalStateException("Probe.end() without begin()");
         }
-        usage = CpuStat.sample().since(start);
+        stop = CpuStat.sample();
+        usage = stop.since(start);
+    }
+
+    /**
+     * The CPU time this client JVM spent over the timed interval (every thread: Baton or the hand-written code, the
+     * driver, the pool, the harness, JIT and GC), in microseconds per operation; NaN when the JVM does not report it.
+     */
+    public double clientCpuMicrosPer(long ops) {
+        if (stop == null) {
+            throw new IllegalStateException("Probe.clientCpuMicrosPer() before end()");
+        }
+        return start.jvmCpuNanos() < 0 || ops <= 0
+                ? Double.NaN
+                : (stop.jvmCpuNanos() - start.jvmCpuNanos()) / 1e3 / ops;
     }
 
     /** CPU use over the timed interval. */

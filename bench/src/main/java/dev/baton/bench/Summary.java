@@ -168,9 +168,9 @@ final class Summary {
                     cpuPerOp
                             ? String.format(
                                     Locale.ROOT,
-                                    " %.1f | %,.0f |",
-                                    Stats.median(values(g, r -> r.m().cpuMicrosPerOp())),
-                                    Stats.median(values(g, r -> r.m().allocatedBytesPerOp())))
+                                    " %s | %s |",
+                                    micros(Stats.median(values(g, r -> r.m().cpuMicrosPerOp()))),
+                                    bytes(Stats.median(values(g, r -> r.m().allocatedBytesPerOp()))))
                             : "",
                     failures,
                     ok ? "yes (" + g.size() + " runs)" : "**NO**: " + firstBad(g)));
@@ -236,7 +236,13 @@ final class Summary {
                     double cpuD = cpu(runs, target, p, ratio.denominator());
                     String cpuCell = Double.isNaN(cpuN) || Double.isNaN(cpuD)
                             ? "–"
-                            : String.format(Locale.ROOT, "%+.1f (%.1f vs %.1f)", cpuN - cpuD, cpuN, cpuD);
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%+.2f (%s vs %s, %.2f×)",
+                                    cpuN - cpuD,
+                                    micros(cpuN),
+                                    micros(cpuD),
+                                    cpuN / cpuD);
                     List<String> row = new ArrayList<>(List.of(
                             target,
                             p.label(),
@@ -280,6 +286,15 @@ final class Summary {
         String file = w.name() + "-ratio.png";
         chart.write(dir.resolve(file), 720, 420);
         md.append("![").append(w.name()).append(" ratios](").append(file).append(")\n\n");
+    }
+
+    /** CPU µs per operation: two decimals below 10 µs (the claim workloads' rows), else one. */
+    private static String micros(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
+    }
+
+    private static String bytes(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%,.0f", v);
     }
 
     private void charts(Workload w, List<Run> runs) throws IOException {

@@ -14,9 +14,12 @@ import javax.sql.DataSource;
  */
 public final class HostLookup implements HostTransactions {
     private final List<HostTransactions> hosts;
+    /** {@link #hosts} as an array: {@link #current} runs on every operation and listener call, without an iterator. */
+    private final HostTransactions[] lookup;
 
     private HostLookup(List<HostTransactions> hosts) {
         this.hosts = List.copyOf(hosts);
+        this.lookup = this.hosts.toArray(new HostTransactions[0]);
     }
 
     /** Looks in Baton's own bound transactions, then in {@code configured}. */
@@ -38,7 +41,7 @@ public final class HostLookup implements HostTransactions {
 
     @Override
     public HostTransaction current(DataSource dataSource) {
-        for (HostTransactions h : hosts) {
+        for (HostTransactions h : lookup) {
             HostTransaction t = h.current(dataSource);
             if (t != null) {
                 return t;

@@ -79,7 +79,7 @@ public final class BatonDrainer implements Drainer {
         probe.quiesce(JobTable.NAME);
         AtomicIntegerArray executions = new AtomicIntegerArray(tasks);
         CountDownLatch committed = new CountDownLatch(tasks);
-        Baton baton = Baton.builder(target.pool())
+        Baton baton = Baton.builder(StatementCount.wrap(target.pool()))
                 .listener(new BatonListener() {
                     @Override
                     public void onOutcome(String queue, Object id, Outcome.Kind kind, Enum<?> state, int attempt) {

@@ -66,11 +66,12 @@ public final class RawDrainer implements Drainer {
         boolean pg = target.kind() == Target.Kind.POSTGRES;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> futures = new ArrayList<>();
+        javax.sql.DataSource counted = StatementCount.wrap(target.pool());
         probe.begin();
         long t0 = System.nanoTime();
         for (int t = 0; t < threads; t++) {
             futures.add(pool.submit(() -> {
-                try (Connection c = target.pool().getConnection()) {
+                try (Connection c = counted.getConnection()) {
                     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                     int empty = 0;
                     while (empty < 2) {

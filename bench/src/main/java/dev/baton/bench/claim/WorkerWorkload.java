@@ -19,6 +19,9 @@ import java.util.List;
 public final class WorkerWorkload implements Workload {
     private static final int BATCH = 100;
 
+    /** Seconds of work per run (at the rates {@code ClaimCompleteWorkload.rows} was calibrated with). */
+    private static final double SECONDS = 4.0;
+
     /** The shapes: label, Workers, concurrency of each, hand-written threads. */
     private record Shape(String label, int workers, int concurrency) {
         int threads() {
@@ -41,10 +44,19 @@ public final class WorkerWorkload implements Workload {
                 + " commits them in one statement), `8 workers` 8 `Worker`s of concurrency 1; `plain` completions set"
                 + " nothing, `guid` completions `.set(\"third_party_guid\", \"g\" + id)`. `raw`: as many hand-written"
                 + " threads (1, 8, 8) with the same claim and one fenced completion statement per batch, the guids in it"
-                + " as `CASE id WHEN ? THEN ? … ELSE third_party_guid END` (Baton's statement). Rows per run as the"
-                + " `claim` workload's at that thread count and batch " + BATCH + ", above "
+                + " as `CASE id WHEN ? THEN ? … ELSE third_party_guid END` (Baton's statement). Rows per run: about "
+                + SECONDS + " s of work (PostgreSQL "
+                + String.format("%,d / %,d", rows(Target.Kind.POSTGRES, 1), rows(Target.Kind.POSTGRES, 8))
+                + ", MariaDB " + String.format("%,d / %,d", rows(Target.Kind.MARIADB, 1), rows(Target.Kind.MARIADB, 8))
+                + " at 1 / 8 threads), above "
                 + ClaimCompleteWorkload.HISTORY + " completed rows. Verified: each row executed once, all done (with"
-                + " its guid), each claimed once.";
+                + " its guid), each claimed once. Client CPU µs/op: this JVM's CPU time over the run (all threads:"
+                + " Baton or the hand-written code, driver, pool, harness, JIT, GC) / rows, so claim + complete per"
+                + " row on both sides.";
+    }
+
+    private static int rows(Target.Kind kind, int threads) {
+        return ClaimCompleteWorkload.rows(kind, threads, BATCH, SECONDS);
     }
 
     @Override
@@ -82,12 +94,14 @@ public final class WorkerWorkload implements Workload {
     public Measurement run(Target target, String variant, Point point, Options o, Probe probe) throws Exception {
         Shape shape = SHAPES.get((int) (point.x() / 10));
         boolean guid = point.x() % 10 == 1;
-        int rows = ClaimCompleteWorkload.rows(target.kind(), shape.threads(), BATCH);
+        int rows = rows(target.kind(), shape.threads());
         long history = ClaimCompleteWorkload.HISTORY;
-        return variant.equals("baton")
+        StatementCount.reset();
+        Measurement m = variant.equals("baton")
                 ? new BatonDrainer(BATCH, history, shape.concurrency(), guid)
                         .drain(target, shape.workers(), rows, probe)
                 : new RawDrainer(BATCH, history, guid).drain(target, shape.threads(), rows, probe);
+        return m.withClientCpu(probe).withNote(StatementCount.perBatch(rows, BATCH));
     }
 
     @Override

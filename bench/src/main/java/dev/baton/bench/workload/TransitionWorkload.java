@@ -49,6 +49,11 @@ public final class TransitionWorkload implements Workload {
         LITERAL("status = '%1$s'", 0),
         /** {@code status = 'Pending' AND CAST(status AS BINARY) = 'Pending'}. */
         LITERAL_EXACT("status = '%1$s' AND CAST(status AS BINARY) = '%1$s'", 0),
+        /**
+         * {@code status = 'Pending' AND CAST(CONVERT(status USING utf8mb4) AS BINARY) = 'Pending'} (MariaDB since the
+         * byte comparison converts the column to the connection's character set first).
+         */
+        LITERAL_EXACT_UTF8("status = '%1$s' AND CAST(CONVERT(status USING utf8mb4) AS BINARY) = '%1$s'", 0),
         /** {@code status = ?}. */
         BIND("status = ?", 1),
         /** {@code status = ? AND CAST(status AS BINARY) = ?}. */

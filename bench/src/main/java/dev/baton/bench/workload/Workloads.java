@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The registry of workloads, by the names used with {@code --workloads}: {@code transition}, {@code
- * transition-mixed}, {@code claim} (claim + complete, Baton against hand-written JDBC, workers × batch), {@code
+ * transition-mixed}, {@code claim} (claim + complete, Baton against hand-written JDBC: 1 worker batch 1, 8 workers
+ * batch 10 and 100), {@code claim-grid} (the same at 1, 4, 8 workers × batch 1, 10, 100), {@code
  * worker} (one Worker with concurrency 1 or 8, or 8 Workers, completions with and without a column), {@code
  * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
  * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code outbox} (end to end: producers
@@ -33,7 +34,12 @@ public final class Workloads {
                 case "transition-mixed" -> out.add(new TransitionWorkload(true));
                 case "drain" -> out.add(drain());
                 case "claim" ->
+                    // runs of about 5 s each: three points of the grid keep the default bench near 10 minutes (batch
+                    // 100 at 1 and 8 threads is also the worker workload's)
                     out.add(new dev.baton.bench.claim.ClaimCompleteWorkload(
+                            List.of(new int[] {1, 1}, new int[] {8, 10}, new int[] {8, 100})));
+                case "claim-grid" ->
+                    out.add(dev.baton.bench.claim.ClaimCompleteWorkload.grid(
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
                 case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
                 case "claim-latency-10m" ->
@@ -46,7 +52,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, worker, claim-latency, claim-latency-10m, drain, outbox, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, drain, outbox, jmh)");
             }
         }
         return out;

@@ -20,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -535,10 +536,75 @@ public final class FencedWrites<S extends Enum<S>> {
 
     /**
      * The decisions that complete rows of one claim into one terminal state setting the same columns, as groups of
-     * indexes (from two or more such decisions with distinct ids, cut to the binds a statement may carry): the usual end of a batch, each group one statement instead of a
-     * transaction of one update per row. Decisions in no group are written one by one.
+     * indexes (from two or more such decisions, of distinct ids when they set values; cut to the binds a statement may
+     * carry): the usual end of a batch, each group one statement instead of a transaction of one update per row.
+     * Decisions in no group are written one by one.
      */
     private List<List<Integer>> completionGroups(List<Decision<S>> decisions) {
+        List<Integer> all = oneGroup(decisions);
+        Collection<List<Integer>> candidates = all != null ? List.of(all) : groupsByKey(decisions);
+        List<List<Integer>> out = new ArrayList<>(candidates.size());
+        for (List<Integer> g : candidates) {
+            int values = assignments.apply(decisions.get(g.get(0)).outcome()).valueCount();
+            // a row given twice with values would meet two CASE branches, of which only the first counts; without
+            // values the statement writes the same thing whatever the list holds (no id set for a plain batch)
+            if (g.size() < 2 || values > 0 && !distinctIds(decisions, g)) {
+                continue;
+            }
+            // within the binds one statement may carry: the id list, and an id and a value per row and column
+            int perRow = 1 + 2 * values;
+            int chunk = Math.max(1, (MAX_BINDS - 2 - shape.heldBinds.size()) / perRow);
+            for (int from = 0; from < g.size(); from += chunk) {
+                out.add(g.subList(from, Math.min(g.size(), from + chunk)));
+            }
+        }
+        return out;
+    }
+
+    private static <S extends Enum<S>> boolean distinctIds(List<Decision<S>> decisions, List<Integer> group) {
+        Set<Object> ids = new HashSet<>();
+        for (int i : group) {
+            if (!ids.add(idKey(decisions.get(i).row().id()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Every index, when all decisions complete rows of one claim into one terminal state setting the same columns (a
+     * worker's batch: the usual case, found without a key per row), else null.
+     */
+    private List<Integer> oneGroup(List<Decision<S>> decisions) {
+        Decision<S> first = decisions.get(0);
+        Outcome<S> o = first.outcome();
+        if (o.kind() != Outcome.Kind.COMPLETE || !shape.machine.isTerminal(o.target())) {
+            return null;
+        }
+        long token = first.row().token();
+        S target = o.target();
+        Assignments columns = assignments.apply(o);
+        List<Integer> all = new ArrayList<>(decisions.size());
+        for (int i = 0; i < decisions.size(); i++) {
+            Decision<S> d = decisions.get(i);
+            Outcome<S> other = d.outcome();
+            if (other.kind() != Outcome.Kind.COMPLETE
+                    || other.target() != target
+                    || d.row().token() != token
+                    || !sameColumns(columns, assignments.apply(other))) {
+                return null;
+            }
+            all.add(i);
+        }
+        return all;
+    }
+
+    private static boolean sameColumns(Assignments a, Assignments b) {
+        return a == b || a.key().equals(b.key());
+    }
+
+    /** The completions into a terminal state, grouped by claim, target and columns set (in order of appearance). */
+    private Collection<List<Integer>> groupsByKey(List<Decision<S>> decisions) {
         Map<GroupKey, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < decisions.size(); i++) {
             Outcome<S> o = decisions.get(i).outcome();
@@ -552,26 +618,7 @@ public final class FencedWrites<S extends Enum<S>> {
                         .add(i);
             }
         }
-        List<List<Integer>> out = new ArrayList<>(groups.size());
-        for (Map.Entry<GroupKey, List<Integer>> e : groups.entrySet()) {
-            List<Integer> g = e.getValue();
-            Set<Object> ids = new HashSet<>();
-            boolean distinct = true;
-            for (int i : g) {
-                distinct &= ids.add(idKey(decisions.get(i).row().id()));
-            }
-            if (g.size() < 2 || !distinct) {
-                continue;
-            }
-            // within the binds one statement may carry: the id list, and an id and a value per row and column
-            int perRow =
-                    1 + 2 * assignments.apply(decisions.get(g.get(0)).outcome()).valueCount();
-            int chunk = Math.max(1, (MAX_BINDS - 2 - shape.heldBinds.size()) / perRow);
-            for (int from = 0; from < g.size(); from += chunk) {
-                out.add(g.subList(from, Math.min(g.size(), from + chunk)));
-            }
-        }
-        return out;
+        return groups.values();
     }
 
     /** What a completion group shares: the claim's token, the target state, the columns set. */
@@ -668,7 +715,7 @@ public final class FencedWrites<S extends Enum<S>> {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
                     + " ids: " + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
         }
-        Set<Object> ours = new HashSet<>();
+        Set<Object> ours = count < n ? new HashSet<>() : Set.of();
         if (count < n) {
             List<Object> readBinds = new ArrayList<>(ids);
             readBinds.add(token);

@@ -52,8 +52,8 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
         }
         MDC.put(Worker.MDC_QUEUE, queue);
         MDC.put(Worker.MDC_ID, String.valueOf(row.id()));
-        MDC.put(Worker.MDC_ATTEMPT, Integer.toString(row.attempt()));
-        MDC.put(Worker.MDC_TOKEN, Long.toString(row.token()));
+        MDC.put(Worker.MDC_ATTEMPT, attemptText(row.attempt()));
+        MDC.put(Worker.MDC_TOKEN, tokenText(row.token()));
         try {
             return interceptors.isEmpty() ? timed(row) : new Call(row, 0, null).proceed();
         } finally {
@@ -66,6 +66,28 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
                 }
             }
         }
+    }
+
+    /** The attempts most rows are at, as text, so that the MDC value of a row costs no new string. */
+    private static final String[] ATTEMPTS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+
+    private static String attemptText(int attempt) {
+        return attempt >= 0 && attempt < ATTEMPTS.length ? ATTEMPTS[attempt] : Integer.toString(attempt);
+    }
+
+    /** The last token written as text: the rows of one claim share it, so a batch converts it once. */
+    private record TokenText(long token, String text) {}
+
+    private volatile TokenText lastToken = new TokenText(0, "0");
+
+    private String tokenText(long token) {
+        TokenText last = lastToken;
+        if (last.token() == token) {
+            return last.text();
+        }
+        TokenText t = new TokenText(token, Long.toString(token));
+        lastToken = t; // pollers of one worker race here harmlessly: each entry is right for its token
+        return t.text();
     }
 
     private Outcome<S> timed(ClaimedRow<S> row) throws Exception {

@@ -181,7 +181,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                 }
                 int want = batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
-                long now = System.nanoTime();
+                Long now = System.nanoTime(); // boxed once for the batch, not once per row
                 for (ClaimedRow<S> row : rows) {
                     inFlight.put(row, now);
                 }
