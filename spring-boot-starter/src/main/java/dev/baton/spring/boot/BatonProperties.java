@@ -31,7 +31,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param ownTables Baton's own tables to create at start-up
  * @param workers settings for every worker
  * @param health what the health indicator reports as not healthy
- * @param metrics the Micrometer meters, when Micrometer and {@code baton-micrometer} are on the class path
+ * @param metrics the Micrometer meters, when Micrometer and baton-micrometer are on the class path
  * @param queues settings per queue, by queue name
  */
 @ConfigurationProperties("baton")
@@ -90,12 +90,12 @@ public record BatonProperties(
      * The health indicator's thresholds.
      *
      * @param maxBacklogAge the oldest eligible row of a queue may be this old (by the queue's age column) before the
-     *     indicator reports {@code OUT_OF_SERVICE}; null (the default) checks no age. A queue's own
-     *     {@code max-backlog-age} overrides it.
+     *     indicator reports OUT_OF_SERVICE; unset (the default) checks no age. A queue's own max-backlog-age overrides
+     *     it.
      * @param maxUnknown rows with an unknown send (non-idempotent sinks) a queue may hold before the indicator reports
-     *     {@code OUT_OF_SERVICE}; null (the default) checks no count
-     * @param maxFailedPolls a running worker whose last this many polls failed ({@code Worker.consecutiveFailedPolls})
-     *     makes the indicator report {@code DOWN}; default 3, at least 1
+     *     OUT_OF_SERVICE; unset (the default) checks no count
+     * @param maxFailedPolls a running worker whose last this many polls failed (Worker.consecutiveFailedPolls) makes
+     *     the indicator report DOWN; default 3, at least 1
      */
     public record Health(
             @Nullable Duration maxBacklogAge, @Nullable Long maxUnknown, @DefaultValue("3") int maxFailedPolls) {
@@ -116,7 +116,7 @@ public record BatonProperties(
      * The Micrometer meters.
      *
      * @param gaugeRefresh each queue's gauges query the database at most once per this interval, however many gauges
-     *     and scrapes there are; default 15 s ({@code BatonMetrics.DEFAULT_GAUGE_REFRESH}), zero queries at every read
+     *     and scrapes there are; default 15 s (BatonMetrics.DEFAULT_GAUGE_REFRESH), zero queries at every read
      */
     public record Metrics(@DefaultValue("15s") Duration gaugeRefresh) {
         /**

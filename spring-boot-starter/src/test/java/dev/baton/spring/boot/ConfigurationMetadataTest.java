@@ -49,6 +49,7 @@ class ConfigurationMetadataTest {
             String entry = properties.get(name);
             assertTrue(entry != null, name + " is missing from " + properties.keySet());
             assertTrue(entry.contains("\"description\""), name + " has no description: " + entry);
+            assertTrue(!entry.contains("{@"), name + ": Javadoc tags show as they are in an IDE: " + entry);
         }
         assertTrue(properties.get("baton.own-tables.create").contains("\"defaultValue\": false"));
         assertTrue(properties.get("baton.health.max-failed-polls").contains("\"defaultValue\": 3"));

@@ -30,12 +30,12 @@ import org.springframework.context.annotation.Bean;
  * <p>A {@code Baton} bean of the application's own gets the counters only if it adds the {@code BatonMetrics} bean
  * as a listener itself.
  */
+// the registry's auto-configuration in Spring Boot 4, and in Spring Boot 3
 @AutoConfiguration(
         after = BatonAutoConfiguration.class,
         afterName = {
-            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration", // Boot
-            // 4
-            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration" // Boot 3
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
         })
 @ConditionalOnClass({BatonMetrics.class, MeterRegistry.class})
 @ConditionalOnBean({MeterRegistry.class, BatonProperties.class})
