@@ -31,6 +31,14 @@ class NullMarkedPackagesTest {
     }
 
     @Test
+    void springFindsNoTransactionAsNull() throws Exception {
+        assertNotNull(dev.baton.spring.SpringTransactions.class
+                .getMethod("current", javax.sql.DataSource.class)
+                .getAnnotatedReturnType()
+                .getAnnotation(Nullable.class));
+    }
+
+    @Test
     void unsetSettingsAndAMissingAgeAreNullable() throws Exception {
         List<String> nullable = new ArrayList<>();
         for (Class<?> type : List.of(
