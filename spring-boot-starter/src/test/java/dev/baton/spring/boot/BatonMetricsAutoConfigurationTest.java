@@ -111,23 +111,29 @@ class BatonMetricsAutoConfigurationTest {
             try (ConfigurableApplicationContext ctx =
                     TestApp.start(db, orders, List.of(), "baton.metrics.gauge-refresh=0s")) {
                 MeterRegistry registry = ctx.getBean(MeterRegistry.class);
-                assertInstanceOf(
-                        TransitionResult.Applied.class,
-                        ctx.getBean(TestApp.PaymentService.class).pay(1, "gw-1", false));
+                TestApp.PaymentService payments = ctx.getBean(TestApp.PaymentService.class);
+                assertInstanceOf(TransitionResult.Applied.class, payments.pay(1, "gw-1", false));
+                assertInstanceOf(TransitionResult.Applied.class, payments.payAndAnnounce(4, "gw-4"));
+                assertEquals(
+                        2,
+                        count(registry, BatonMetrics.ENQUEUED, "outbox", orders.outbox),
+                        "both joined forms report their message after the commit");
 
-                assertEquals(4, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, "order-sync"), "orders 1, 2, 3, 5");
-                assertEquals(1, gauge(registry, BatonMetrics.QUEUE_WAITING, "order-sync"), "order 4: not paid");
+                assertEquals(5, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, "order-sync"), "orders 1 to 5");
+                assertEquals(0, gauge(registry, BatonMetrics.QUEUE_WAITING, "order-sync"));
                 assertEquals(0, gauge(registry, BatonMetrics.QUEUE_PROCESSING, "order-sync"));
                 assertEquals(0, gauge(registry, BatonMetrics.QUEUE_DEAD, "order-sync"));
                 double age = gauge(registry, BatonMetrics.QUEUE_OLDEST_AGE, "order-sync");
                 assertTrue(age >= 29 * 60 && age < 60 * 60, "order 5 was paid 30 minutes ago: " + age);
 
                 String outbox = "outbox:" + orders.outbox;
-                assertEquals(1, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, outbox), "the payment's message");
+                assertEquals(2, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, outbox), "the payments' messages");
                 assertEquals(0, gauge(registry, BatonMetrics.QUEUE_DEAD, outbox));
 
                 orders.insert(6, Pay.PAID);
-                assertEquals(5, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, "order-sync"), "read again");
+                orders.insert(7, Pay.PENDING);
+                assertEquals(6, gauge(registry, BatonMetrics.QUEUE_ELIGIBLE, "order-sync"), "read again");
+                assertEquals(1, gauge(registry, BatonMetrics.QUEUE_WAITING, "order-sync"), "order 7: not paid");
             }
         }
     }

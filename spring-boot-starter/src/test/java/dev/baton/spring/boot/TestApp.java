@@ -158,6 +158,16 @@ class TestApp {
             return txActive;
         }
 
+        /** The transition and its message in one call of the outbox, inside the caller's transaction. */
+        @Transactional
+        public TransitionResult<Pay> payAndAnnounce(long orderId, String gatewayTx) {
+            return outbox.transitionAndEnqueue(
+                    orders.transition(orderId, Pay.PENDING, Pay.PAID)
+                            .set("payment_transaction_id", gatewayTx)
+                            .setNow("paid_at"),
+                    Message.of("payment.paid", Long.toString(orderId)));
+        }
+
         @Transactional
         public TransitionResult<Pay> pay(long orderId, String gatewayTx, boolean failAfterwards) throws SQLException {
             TransitionResult<Pay> r = orders.transition(orderId, Pay.PENDING, Pay.PAID)
