@@ -124,5 +124,5 @@ public interface BatonListener {
      * @param createdAt the message's {@code created_at}, stamped by the database clock (null if the driver returned
      *     a type Baton does not read as a timestamp)
      */
-    default void onDelivered(String outbox, OutboxMessage message, java.time.Instant createdAt) {}
+    default void onDelivered(String outbox, OutboxMessage message, java.time.@Nullable Instant createdAt) {}
 }

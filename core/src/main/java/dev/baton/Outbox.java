@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transactional outbox: messages are written in the caller's transaction, next to the state change they announce,
@@ -237,15 +238,17 @@ public final class Outbox {
         check(message);
         Message m = withHeaders(message);
         String operation = "enqueue into outbox " + table;
-        return engine.joinOr(operation, c -> enqueue(c, message), () -> {
-            long receipt = RANDOM.nextLong();
-            EnqueueResult r =
-                    engine.autocommit(operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt));
-            if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
-                engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
-            }
-            return r;
-        });
+        long receipt = RANDOM.nextLong();
+        EnqueueResult r = engine.joinOr(
+                operation,
+                c -> enqueue(c, message),
+                () -> engine.autocommit(
+                        operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt)));
+        if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
+            // at once, or after the host's transaction commits when the enqueue joined one (never on its rollback)
+            engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
+        }
+        return r;
     }
 
     /** The message with the headers the interceptors add (trace context); headers it has are kept. */
@@ -282,7 +285,7 @@ public final class Outbox {
         SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, receipt, enqueued);
         TransitionResult<S> result = engine.joinOr(
                 operation,
-                c -> transitionAndEnqueue(c, transition, message),
+                c -> transitionThenEnqueue(c, transition, message, enqueued),
                 () -> engine.transaction(
                         operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
         if (engine.hasListeners()) {
@@ -310,9 +313,16 @@ public final class Outbox {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(transition, "transition");
         check(message);
+        return transitionThenEnqueue(connection, transition, message, new long[] {-1});
+    }
+
+    /** The caller's-connection form of transition-and-enqueue; the id of a stored message goes to {@code enqueued}. */
+    private <S extends Enum<S>> TransitionResult<S> transitionThenEnqueue(
+            Connection connection, Transition<S> transition, Message message, long[] enqueued) {
         TransitionResult<S> r = transition.apply(connection);
-        if (r instanceof TransitionResult.Applied<S>) {
-            enqueue(connection, message);
+        if (r instanceof TransitionResult.Applied<S>
+                && enqueue(connection, message) instanceof EnqueueResult.Enqueued e) {
+            enqueued[0] = e.id();
         }
         return r;
     }
@@ -339,7 +349,7 @@ public final class Outbox {
      * {@code created_at} as an instant: a driver's {@code Timestamp} or {@code OffsetDateTime} as it is, a
      * {@code LocalDateTime} (no zone) in the JVM's zone, as the drivers read timestamps; null for another type.
      */
-    private static Instant instant(Object createdAt) {
+    private static @Nullable Instant instant(@Nullable Object createdAt) {
         if (createdAt instanceof Timestamp t) {
             return t.toInstant();
         } else if (createdAt instanceof OffsetDateTime o) {

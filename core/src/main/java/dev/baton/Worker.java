@@ -110,6 +110,18 @@ public final class Worker implements AutoCloseable {
         return runner.isRunning();
     }
 
+    /**
+     * Polls that failed in a row: 0 after any claim that succeeded (with rows or without), one more for every turn of
+     * a poller's loop that failed (its claim, or the commit of the outcomes that finished before it), over all
+     * pollers. {@link #isRunning()} stays true while the database refuses every poll; this count is how a health
+     * check tells. Counted, not timed. Thread-safe.
+     *
+     * @return 0 or more
+     */
+    public int consecutiveFailedPolls() {
+        return runner.consecutiveFailedPolls();
+    }
+
     /** Rows claimed and not yet settled. */
     public int inFlight() {
         return runner.inFlight();

@@ -44,6 +44,7 @@ class NullnessAnnotationsTest {
     private static final List<String> NULLABLE = List.of(
             "dev.baton.BatonListener#onHandled(String,Object,int,Outcome,Throwable,Duration) param 3",
             "dev.baton.BatonListener#onHandled(String,Object,int,Outcome,Throwable,Duration) param 4",
+            "dev.baton.BatonListener#onDelivered(String,OutboxMessage,Instant) param 2",
             "dev.baton.BeginResult$Completed#equals(Object) param 0",
             "dev.baton.BulkTransition#set(String,Object) param 1",
             "dev.baton.ClaimQueue#resolveUnknown(Object,Outcome) param 1",
@@ -98,6 +99,7 @@ class NullnessAnnotationsTest {
             "dev.baton.spi.BatchUpdate$Execution#execute(Connection,Object[]) param 1 component",
             "dev.baton.spi.BatchUpdate$Execution#execute(Connection,Object[]) returns type argument component",
             "dev.baton.spi.Diagnostics#claimPlanProblem(Connection,BatchUpdateSpec,Object[]) param 2 component",
+            "dev.baton.spi.HostTransactions#current(DataSource) returns",
             "dev.baton.spi.Rows#bind(PreparedStatement,int,List) param 2 type argument",
             "dev.baton.spi.Rows#read(ResultSet,int) returns type argument component",
             "dev.baton.spi.SqlError#<init>(Kind,String) param 1",

@@ -1,6 +1,7 @@
 package dev.baton.spi;
 
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the transaction a host framework (Spring, a caller's own code) has open on the current thread for a data
@@ -25,6 +26,7 @@ public interface HostTransactions {
      *
      * @param dataSource the data source as {@link #target} returned it
      */
+    @Nullable
     HostTransaction current(DataSource dataSource);
 
     /**

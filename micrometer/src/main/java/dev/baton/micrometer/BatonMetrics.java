@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer meters for one {@code Baton} instance: a {@link BatonListener} that counts and times what Baton did,
@@ -120,7 +121,12 @@ public final class BatonMetrics implements BatonListener {
     /** The default interval between two health queries of one queue. */
     public static final Duration DEFAULT_GAUGE_REFRESH = Duration.ofSeconds(15);
 
-    private record Key(String name, String tag1, String value1, String tag2, String value2) {}
+    private record Key(
+            String name,
+            @Nullable String tag1,
+            @Nullable String value1,
+            @Nullable String tag2,
+            @Nullable String value2) {}
 
     private final MeterRegistry registry;
     private final Duration gaugeRefresh;
@@ -167,11 +173,16 @@ public final class BatonMetrics implements BatonListener {
         return monitor(Objects.requireNonNull(outbox, "outbox").queue());
     }
 
-    private Counter counter(String name, String tag, String value) {
+    private Counter counter(String name, @Nullable String tag, @Nullable String value) {
         return counter(name, tag, value, null, null);
     }
 
-    private Counter counter(String name, String tag1, String value1, String tag2, String value2) {
+    private Counter counter(
+            String name,
+            @Nullable String tag1,
+            @Nullable String value1,
+            @Nullable String tag2,
+            @Nullable String value2) {
         return counters.computeIfAbsent(new Key(name, tag1, value1, tag2, value2), k -> {
             Counter.Builder b = Counter.builder(name);
             if (tag1 != null) {
@@ -184,7 +195,7 @@ public final class BatonMetrics implements BatonListener {
         });
     }
 
-    private Timer timer(String name, String tag1, String value1, String tag2, String value2) {
+    private Timer timer(String name, String tag1, String value1, @Nullable String tag2, @Nullable String value2) {
         return timers.computeIfAbsent(new Key(name, tag1, value1, tag2, value2), k -> {
             Timer.Builder b = Timer.builder(name).tag(tag1, value1);
             if (tag2 != null) {
@@ -275,7 +286,13 @@ public final class BatonMetrics implements BatonListener {
     }
 
     @Override
-    public void onHandled(String queue, Object id, int attempt, Outcome<?> outcome, Throwable failure, Duration took) {
+    public void onHandled(
+            String queue,
+            Object id,
+            int attempt,
+            @Nullable Outcome<?> outcome,
+            @Nullable Throwable failure,
+            Duration took) {
         String result = outcome == null ? "error" : word(outcome.kind());
         timer(HANDLER, "queue", queue, "outcome", result).record(took.toNanos(), TimeUnit.NANOSECONDS);
     }
@@ -286,7 +303,7 @@ public final class BatonMetrics implements BatonListener {
     }
 
     @Override
-    public void onDelivered(String outbox, OutboxMessage message, Instant createdAt) {
+    public void onDelivered(String outbox, OutboxMessage message, @Nullable Instant createdAt) {
         counter(DISPATCHED, "outbox", outbox).increment();
         if (createdAt == null) {
             return;

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ final class QueueGauges {
     private final ClaimQueue<?> queue;
     private final long refreshNanos;
     private final ReentrantLock refreshing = new ReentrantLock();
-    private volatile QueueHealth health;
+    private volatile @Nullable QueueHealth health;
     private volatile long readAt;
     private volatile boolean everRead;
 

@@ -4,6 +4,7 @@ import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;
 import java.sql.Connection;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -31,7 +32,7 @@ public final class SpringTransactions implements HostTransactions {
     public SpringTransactions() {}
 
     @Override
-    public HostTransaction current(DataSource dataSource) {
+    public @Nullable HostTransaction current(DataSource dataSource) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             return null;
         }

@@ -92,6 +92,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
     private final List<Poller> pollers;
+    private final AtomicInteger failedPolls = new AtomicInteger();
     private volatile boolean claiming = true;
     private volatile boolean stopping;
     private volatile boolean stopped;
@@ -181,6 +182,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                 }
                 int want = batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
+                failedPolls.set(0);
                 Long now = System.nanoTime(); // boxed once for the batch, not once per row
                 for (ClaimedRow<S> row : rows) {
                     inFlight.put(row, now);
@@ -202,6 +204,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                 }
                 Thread.interrupted(); // an interrupt meant for a handler running inline; the loop carries on
             } catch (Throwable t) {
+                failedPolls.incrementAndGet();
                 log.warn("worker for queue '{}' caught an error; continuing", queue.name(), t);
                 engine.fire(l -> l.onWorkerError(queue.name(), t));
                 sleepQuietly(Math.min(idle, 1000));
@@ -377,6 +380,15 @@ public final class WorkerLoop<S extends Enum<S>> {
             }
         }
         return false;
+    }
+
+    /**
+     * Polls that failed since the last claim that succeeded, over all pollers: a poll is one turn of a poller's loop
+     * (commit the outcomes that finished, claim a batch), and any claim that returns (with rows or without) sets it
+     * back to 0. Counted, never timed: no JVM clock is read to judge it.
+     */
+    public int consecutiveFailedPolls() {
+        return failedPolls.get();
     }
 
     /** Rows claimed and not yet settled. */

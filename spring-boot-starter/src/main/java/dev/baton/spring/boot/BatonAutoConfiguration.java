@@ -3,6 +3,9 @@ package dev.baton.spring.boot;
 import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
+import dev.baton.Outbox;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -25,7 +28,8 @@ import org.springframework.context.annotation.Bean;
  *       Spring transaction;
  *   <li>Baton's own tables listed under {@code baton.own-tables.*}, when {@code baton.own-tables.create=true};
  *   <li>{@link BatonWorkers}: a worker for each {@link QueueWorker} bean, started and stopped with the context;
- *   <li>{@link BatonQueues}: the queues that the Actuator health indicator and endpoint report.
+ *   <li>{@link BatonQueues}: the queues that the Actuator health indicator and endpoint report, and that
+ *       {@code BatonMetricsAutoConfiguration} gives gauges.
  * </ul>
  */
 @AutoConfiguration(
@@ -96,12 +100,18 @@ public class BatonAutoConfiguration {
      *
      * @param workers the workers
      * @param queues the {@link ClaimQueue} beans, looked up when read
+     * @param outboxes the {@link Outbox} beans, whose queues are reported too, looked up when read
      * @return the queues
      */
     @Bean
     @ConditionalOnBean(BatonWorkers.class)
     @ConditionalOnMissingBean
-    public BatonQueues batonQueues(BatonWorkers workers, ObjectProvider<ClaimQueue<?>> queues) {
-        return new BatonQueues(workers, () -> queues.orderedStream().toList());
+    public BatonQueues batonQueues(
+            BatonWorkers workers, ObjectProvider<ClaimQueue<?>> queues, ObjectProvider<Outbox> outboxes) {
+        return new BatonQueues(workers, () -> {
+            List<ClaimQueue<?>> all = new ArrayList<>(queues.orderedStream().toList());
+            outboxes.orderedStream().forEach(o -> all.add(o.queue()));
+            return all;
+        });
     }
 }

@@ -3,6 +3,7 @@ package dev.baton.spring.boot;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -16,6 +17,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     outbox: [baton_outbox]
  *   health:
  *     max-backlog-age: 5m          # oldest eligible row older than this: OUT_OF_SERVICE
+ *     max-failed-polls: 3          # a worker whose last 3 polls failed: DOWN
+ *   metrics:
+ *     gauge-refresh: 15s           # with Micrometer: one health query per queue per 15 s at most
  *   queues:
  *     order-sync:
  *       concurrency: 8
@@ -27,6 +31,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param ownTables Baton's own tables to create at start-up
  * @param workers settings for every worker
  * @param health what the health indicator reports as not healthy
+ * @param metrics the Micrometer meters, when Micrometer and baton-micrometer are on the class path
  * @param queues settings per queue, by queue name
  */
 @ConfigurationProperties("baton")
@@ -34,7 +39,8 @@ public record BatonProperties(
         @DefaultValue OwnTables ownTables,
         @DefaultValue Workers workers,
         @DefaultValue Health health,
-        Map<String, Queue> queues) {
+        @DefaultValue Metrics metrics,
+        @DefaultValue Map<String, Queue> queues) {
     /** Binds the settings; a missing map is empty. */
     public BatonProperties {
         queues = queues == null ? Map.of() : Map.copyOf(queues);
@@ -84,12 +90,47 @@ public record BatonProperties(
      * The health indicator's thresholds.
      *
      * @param maxBacklogAge the oldest eligible row of a queue may be this old (by the queue's age column) before the
-     *     indicator reports {@code OUT_OF_SERVICE}; null (the default) checks no age. A queue's own
-     *     {@code max-backlog-age} overrides it.
+     *     indicator reports OUT_OF_SERVICE; unset (the default) checks no age. A queue's own max-backlog-age overrides
+     *     it.
      * @param maxUnknown rows with an unknown send (non-idempotent sinks) a queue may hold before the indicator reports
-     *     {@code OUT_OF_SERVICE}; null (the default) checks no count
+     *     OUT_OF_SERVICE; unset (the default) checks no count
+     * @param maxFailedPolls a running worker whose last this many polls failed (Worker.consecutiveFailedPolls) makes
+     *     the indicator report DOWN; default 3, at least 1
      */
-    public record Health(Duration maxBacklogAge, Long maxUnknown) {}
+    public record Health(
+            @Nullable Duration maxBacklogAge, @Nullable Long maxUnknown, @DefaultValue("3") int maxFailedPolls) {
+        /**
+         * Validates the thresholds.
+         *
+         * @throws IllegalArgumentException if {@code maxFailedPolls} is less than 1
+         */
+        public Health {
+            if (maxFailedPolls < 1) {
+                throw new IllegalArgumentException(
+                        "baton.health.max-failed-polls must be at least 1, was " + maxFailedPolls);
+            }
+        }
+    }
+
+    /**
+     * The Micrometer meters.
+     *
+     * @param gaugeRefresh each queue's gauges query the database at most once per this interval, however many gauges
+     *     and scrapes there are; default 15 s (BatonMetrics.DEFAULT_GAUGE_REFRESH), zero queries at every read
+     */
+    public record Metrics(@DefaultValue("15s") Duration gaugeRefresh) {
+        /**
+         * Validates the interval.
+         *
+         * @throws IllegalArgumentException if {@code gaugeRefresh} is negative
+         */
+        public Metrics {
+            if (gaugeRefresh.isNegative()) {
+                throw new IllegalArgumentException(
+                        "baton.metrics.gauge-refresh must not be negative, was " + gaugeRefresh);
+            }
+        }
+    }
 
     /**
      * One queue's settings; null leaves the value set in code (or Baton's default).
@@ -107,15 +148,15 @@ public record BatonProperties(
      */
     public record Queue(
             @DefaultValue("true") boolean enabled,
-            Integer batchSize,
-            Integer concurrency,
-            Duration pollInterval,
-            Duration maxIdleInterval,
-            Duration heartbeat,
-            Duration shutdownTimeout,
-            Duration sweepInterval,
-            Duration lease,
-            Duration maxBacklogAge) {
+            @Nullable Integer batchSize,
+            @Nullable Integer concurrency,
+            @Nullable Duration pollInterval,
+            @Nullable Duration maxIdleInterval,
+            @Nullable Duration heartbeat,
+            @Nullable Duration shutdownTimeout,
+            @Nullable Duration sweepInterval,
+            @Nullable Duration lease,
+            @Nullable Duration maxBacklogAge) {
         /**
          * The configured lease, or {@code fallback}: for {@code ClaimQueueBuilder#lease} in the queue's definition.
          *

@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The queues the application defines, as beans ({@link ClaimQueue} or {@link QueueWorker}), with the state of this
- * host's worker for each. Read by the health indicator and the {@code baton} endpoint. Thread-safe.
+ * The queues the application defines, as beans ({@link QueueWorker}, {@link ClaimQueue}, or {@link dev.baton.Outbox},
+ * whose queue is named {@code outbox:<table>}), with the state of this host's worker for each. Read by the health
+ * indicator, the {@code baton} endpoint and the Micrometer gauges. Thread-safe.
  */
 public final class BatonQueues {
     /** The worker state of a queue that is a bean without a {@link QueueWorker}. */
@@ -21,7 +22,7 @@ public final class BatonQueues {
 
     /**
      * @param workers the workers of the context
-     * @param queueBeans the {@link ClaimQueue} beans of the context
+     * @param queueBeans the other queues of the context: {@link ClaimQueue} beans and the outboxes' queues
      */
     public BatonQueues(BatonWorkers workers, Supplier<List<ClaimQueue<?>>> queueBeans) {
         this.workers = workers;
@@ -38,6 +39,15 @@ public final class BatonQueues {
             all.putIfAbsent(q.name(), q);
         }
         return all;
+    }
+
+    /**
+     * Polls of this host's worker for {@code queue} that failed in a row ({@link Worker#consecutiveFailedPolls()}); 0
+     * when no worker runs for it.
+     */
+    public int failedPolls(String queue) {
+        Worker w = workers.running().get(queue);
+        return w != null && w.isRunning() ? w.consecutiveFailedPolls() : 0;
     }
 
     /** {@code running}, {@code stopped}, {@code disabled} or {@link #NO_WORKER}. */
@@ -61,7 +71,7 @@ public final class BatonQueues {
     public List<QueueReport> read() {
         List<QueueReport> reports = new ArrayList<>();
         for (ClaimQueue<?> q : queues().values()) {
-            reports.add(QueueReport.of(q, workerState(q.name()), q.health()));
+            reports.add(QueueReport.of(q, workerState(q.name()), failedPolls(q.name()), q.health()));
         }
         return reports;
     }

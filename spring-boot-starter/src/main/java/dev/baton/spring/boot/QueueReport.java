@@ -2,6 +2,7 @@ package dev.baton.spring.boot;
 
 import dev.baton.ClaimQueue;
 import dev.baton.QueueHealth;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One queue as the Actuator health indicator and the {@code baton} endpoint show it: the counts of
@@ -11,6 +12,8 @@ import dev.baton.QueueHealth;
  * @param table the table it claims from
  * @param worker this host's worker: {@code running}, {@code stopped}, {@code disabled} (by configuration) or
  *     {@code none} (the queue is a bean without a {@link QueueWorker})
+ * @param failedPolls polls of this host's worker that failed in a row ({@link dev.baton.Worker#consecutiveFailedPolls}),
+ *     0 without a running worker
  * @param eligible rows a worker could claim now
  * @param waiting rows in the claimable state that are not due or not eligible
  * @param inFlight rows claimed with a live lease
@@ -23,18 +26,20 @@ public record QueueReport(
         String queue,
         String table,
         String worker,
+        int failedPolls,
         long eligible,
         long waiting,
         long inFlight,
         long expiredLeases,
         long dead,
         long unknown,
-        String oldestEligibleAge) {
-    static QueueReport of(ClaimQueue<?> queue, String worker, QueueHealth h) {
+        @Nullable String oldestEligibleAge) {
+    static QueueReport of(ClaimQueue<?> queue, String worker, int failedPolls, QueueHealth h) {
         return new QueueReport(
                 queue.name(),
                 queue.table(),
                 worker,
+                failedPolls,
                 h.eligible(),
                 h.waiting(),
                 h.inFlight(),

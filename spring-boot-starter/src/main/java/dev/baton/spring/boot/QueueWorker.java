@@ -3,11 +3,11 @@ package dev.baton.spring.boot;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.Outbox;
-import dev.baton.Outcome;
 import dev.baton.Worker;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * A worker for the application context to run: declare one as a bean and the starter starts a {@link Worker} for it
@@ -33,12 +33,15 @@ public final class QueueWorker<S extends Enum<S>> {
     private static final Duration DEFAULT_MAX_IDLE = Duration.ofSeconds(5);
 
     private final ClaimQueue<S> queue;
-    private final Worker.Handler<S> handler;
+    /** A builder with the handler set: {@code Baton.worker(queue).handle(...)}, or an outbox's dispatcher. */
+    private final Function<Baton, Worker.Builder<S>> builder;
+
     private final Consumer<Worker.Builder<S>> customizer;
 
-    private QueueWorker(ClaimQueue<S> queue, Worker.Handler<S> handler, Consumer<Worker.Builder<S>> customizer) {
+    private QueueWorker(
+            ClaimQueue<S> queue, Function<Baton, Worker.Builder<S>> builder, Consumer<Worker.Builder<S>> customizer) {
         this.queue = Objects.requireNonNull(queue, "queue");
-        this.handler = Objects.requireNonNull(handler, "handler");
+        this.builder = builder;
         this.customizer = Objects.requireNonNull(customizer, "customizer");
     }
 
@@ -51,24 +54,26 @@ public final class QueueWorker<S extends Enum<S>> {
      * @return the definition
      */
     public static <S extends Enum<S>> QueueWorker<S> of(ClaimQueue<S> queue, Worker.Handler<S> handler) {
-        return new QueueWorker<>(queue, handler, builder -> {});
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(handler, "handler");
+        return new QueueWorker<>(queue, baton -> baton.worker(queue).handle(handler), builder -> {});
     }
 
     /**
-     * An outbox dispatcher: a worker over {@code outbox}'s queue that hands each message to {@code sink}, as
-     * {@link Outbox#dispatcher} does (delivered when the sink returns, retried when it throws, dead after the last
-     * attempt). Its properties are those of the outbox queue's name.
+     * An outbox dispatcher: the worker of {@link Outbox#dispatcher}, which hands each message to {@code sink}
+     * (delivered when the sink returns, retried when it throws, dead after the last attempt), tells listeners of each
+     * delivery (so {@code baton-micrometer} counts it and measures the lag) and gives interceptors the message (so
+     * {@code baton-tracing} continues the enqueuing trace). Its properties are those of the outbox queue's name,
+     * {@code outbox:<table>}.
      *
      * @param outbox the outbox
      * @param sink the broker or other destination
      * @return the definition
      */
     public static QueueWorker<Outbox.Status> dispatcher(Outbox outbox, Outbox.Sink sink) {
+        Objects.requireNonNull(outbox, "outbox");
         Objects.requireNonNull(sink, "sink");
-        return of(outbox.queue(), row -> {
-            sink.deliver(outbox.toMessage(row));
-            return Outcome.complete(Outbox.Status.DELIVERED);
-        });
+        return new QueueWorker<>(outbox.queue(), baton -> outbox.dispatcher(sink), builder -> {});
     }
 
     /**
@@ -80,7 +85,7 @@ public final class QueueWorker<S extends Enum<S>> {
      */
     public QueueWorker<S> configure(Consumer<Worker.Builder<S>> customizer) {
         Objects.requireNonNull(customizer, "customizer");
-        return new QueueWorker<>(queue, handler, this.customizer.andThen(customizer));
+        return new QueueWorker<>(queue, builder, this.customizer.andThen(customizer));
     }
 
     /** The queue this worker processes. */
@@ -88,9 +93,9 @@ public final class QueueWorker<S extends Enum<S>> {
         return queue;
     }
 
-    /** Configures and starts the worker: properties, then the customizer, then the handler. */
+    /** Configures and starts the worker: the handler, then the properties, then the customizer. */
     Worker start(Baton baton, BatonProperties.Queue settings) {
-        Worker.Builder<S> builder = baton.worker(queue);
+        Worker.Builder<S> builder = this.builder.apply(baton);
         if (settings.batchSize() != null) {
             builder.batchSize(settings.batchSize());
         }
@@ -114,6 +119,6 @@ public final class QueueWorker<S extends Enum<S>> {
             builder.sweepInterval(settings.sweepInterval());
         }
         customizer.accept(builder);
-        return builder.handle(handler).start();
+        return builder.start();
     }
 }

@@ -18,7 +18,6 @@ import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -47,6 +46,7 @@ class BatonAutoConfigurationTest {
             assertEquals(
                     List.of(orders.outbox), ctx.getBean(OwnTablesCreated.class).created());
             assertEquals(0, orders.count(orders.outbox, "1 = 1"));
+            assertFalse(ctx.containsBean("batonTracing"), "no OpenTelemetry bean: no tracing");
         }
     }
 
@@ -92,12 +92,12 @@ class BatonAutoConfigurationTest {
                 assertTrue(workers.isRunning());
                 worker = workers.running().get("order-sync");
                 assertTrue(worker.isRunning());
-                await(() -> orders.count("id = 1 AND sync_status = 2 AND third_party_guid = 'guid-1'") == 1);
+                Await.until(() -> orders.count("id = 1 AND sync_status = 2 AND third_party_guid = 'guid-1'") == 1);
                 assertEquals(1, orders.count("id = 2 AND sync_status = 0"));
             }
             assertFalse(worker.isRunning(), "the worker outlived the context");
             orders.insert(3, Pay.PAID);
-            sleep(1500); // a worker still polling would take it
+            Await.sleep(1500); // a worker still polling would take it
             assertEquals(1, orders.count("id = 3 AND sync_status = 0"));
         }
     }
@@ -157,6 +157,39 @@ class BatonAutoConfigurationTest {
     }
 
     @Test
+    void healthIsDownWhileAWorkersPollsKeepFailingAndUpWhenTheyRecover() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext ctx = TestApp.start(
+                        db,
+                        orders,
+                        List.of(TestApp.OutageConfig.class),
+                        "test.worker=true",
+                        "baton.health.max-failed-polls=3",
+                        "baton.queues.order-sync.poll-interval=50ms",
+                        "baton.queues.order-sync.max-idle-interval=200ms")) {
+            BatonHealthIndicator health = ctx.getBean(BatonHealthIndicator.class);
+            TestApp.Outage outage = ctx.getBean(TestApp.Outage.class);
+            Worker worker = ctx.getBean(BatonWorkers.class).running().get("order-sync");
+            assertEquals(Status.UP, health.health(true).getStatus());
+
+            outage.pollersDown = true; // the worker's connections are refused, the indicator's query is answered
+            Await.until(() -> worker.consecutiveFailedPolls() >= 3);
+            var down = health.health(true);
+            assertEquals(Status.DOWN, down.getStatus(), down.toString());
+            assertTrue(worker.isRunning(), "the worker keeps running (and retrying): running is not polling");
+            QueueReport report = (QueueReport) ((Map<?, ?>) down.getDetails().get("queues")).get("order-sync");
+            assertEquals("running", report.worker());
+            assertTrue(report.failedPolls() >= 3, report.toString());
+            assertTrue(down.getDetails().get("problems").toString().contains("polls failed"), down.toString());
+
+            outage.pollersDown = false;
+            Await.until(() -> worker.consecutiveFailedPolls() == 0);
+            assertEquals(Status.UP, health.health(true).getStatus());
+        }
+    }
+
+    @Test
     void anOldBacklogIsOutOfServiceAndTheEndpointListsTheQueue() {
         TestDatabase db = server.get();
         try (Orders orders = new Orders(db)) {
@@ -170,12 +203,19 @@ class BatonAutoConfigurationTest {
                 var health = ctx.getBean(BatonHealthIndicator.class).health(true);
                 assertEquals(Status.OUT_OF_SERVICE, health.getStatus(), health.toString());
                 List<QueueReport> queues = ctx.getBean(BatonEndpoint.class).queues();
-                assertEquals(1, queues.size());
+                assertEquals(
+                        List.of("order-sync", "outbox:" + orders.outbox),
+                        queues.stream().map(QueueReport::queue).toList(),
+                        "the queue bean, then the outbox bean's queue");
                 QueueReport q = queues.get(0);
-                assertEquals("order-sync", q.queue());
                 assertEquals(BatonQueues.NO_WORKER, q.worker());
+                assertEquals(0, q.failedPolls());
                 assertEquals(1, q.eligible());
                 assertTrue(java.time.Duration.parse(q.oldestEligibleAge()).toMinutes() >= 29, q.toString());
+                QueueReport outbox = queues.get(1);
+                assertEquals(orders.outbox, outbox.table());
+                assertEquals(0, outbox.eligible());
+                assertEquals(null, outbox.oldestEligibleAge());
             }
             try (ConfigurableApplicationContext ctx =
                     TestApp.start(db, orders, List.of(), "baton.health.max-backlog-age=1h")) {
@@ -183,25 +223,6 @@ class BatonAutoConfigurationTest {
                         Status.UP,
                         ctx.getBean(BatonHealthIndicator.class).health(true).getStatus());
             }
-        }
-    }
-
-    private static void await(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 30 s");
-            }
-            sleep(50);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 }

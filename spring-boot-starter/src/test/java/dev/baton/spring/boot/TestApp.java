@@ -7,6 +7,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.Condition;
 import dev.baton.Message;
 import dev.baton.Outbox;
+import dev.baton.OutboxMessage;
 import dev.baton.Outcome;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
@@ -90,6 +91,26 @@ class TestApp {
                 .configure(worker -> worker.name("test-sync"));
     }
 
+    @Bean
+    @ConditionalOnProperty("test.dispatcher")
+    QueueWorker<Outbox.Status> outboxDispatcher(Outbox outbox, Delivered delivered) {
+        return QueueWorker.dispatcher(outbox, delivered::add);
+    }
+
+    @Bean
+    Delivered delivered() {
+        return new Delivered();
+    }
+
+    /** The messages the outbox dispatcher's sink accepted. */
+    static final class Delivered {
+        final List<OutboxMessage> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        void add(OutboxMessage message) {
+            messages.add(message);
+        }
+    }
+
     /** A listener bean: the starter adds it to the Baton bean. */
     @Bean
     Transitions transitions() {
@@ -137,6 +158,16 @@ class TestApp {
             return txActive;
         }
 
+        /** The transition and its message in one call of the outbox, inside the caller's transaction. */
+        @Transactional
+        public TransitionResult<Pay> payAndAnnounce(long orderId, String gatewayTx) {
+            return outbox.transitionAndEnqueue(
+                    orders.transition(orderId, Pay.PENDING, Pay.PAID)
+                            .set("payment_transaction_id", gatewayTx)
+                            .setNow("paid_at"),
+                    Message.of("payment.paid", Long.toString(orderId)));
+        }
+
         @Transactional
         public TransitionResult<Pay> pay(long orderId, String gatewayTx, boolean failAfterwards) throws SQLException {
             TransitionResult<Pay> r = orders.transition(orderId, Pay.PENDING, Pay.PAID)
@@ -172,9 +203,14 @@ class TestApp {
         }
     }
 
-    /** Delegates to the pool; while {@link #down} is true, asking for a connection fails as a refused connect does. */
+    /**
+     * Delegates to the pool; while {@link #down} is true, asking for a connection fails as a refused connect does;
+     * while {@link #pollersDown} is true, only workers' poller threads ({@code <name>-poller...}) are refused, so the
+     * workers' polls fail while the health indicator's queries (on the caller's thread) still get answers.
+     */
     static final class Outage extends DelegatingDataSource implements AutoCloseable {
         volatile boolean down;
+        volatile boolean pollersDown;
 
         Outage(HikariDataSource pool) {
             super(pool);
@@ -182,7 +218,7 @@ class TestApp {
 
         @Override
         public Connection getConnection() throws SQLException {
-            if (down) {
+            if (down || pollersDown && Thread.currentThread().getName().contains("-poller")) {
                 throw new SQLTransientConnectionException("injected outage: the database does not answer", "08001");
             }
             return super.getConnection();

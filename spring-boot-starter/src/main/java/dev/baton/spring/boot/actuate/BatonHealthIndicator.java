@@ -16,8 +16,10 @@ import org.springframework.boot.health.contributor.Status;
  * Baton's health, as {@code baton} under {@code /actuator/health}: one query per queue ({@link QueueReport}).
  *
  * <ul>
- *   <li>{@code DOWN} when the database does not answer (the query fails), or a queue's worker is stopped while the
- *       application runs (it should be polling);
+ *   <li>{@code DOWN} when the database does not answer (the query fails), a queue's worker is stopped while the
+ *       application runs (it should be polling), or a worker's last {@code baton.health.max-failed-polls} polls
+ *       (default 3) failed ({@link dev.baton.Worker#consecutiveFailedPolls()}: a worker keeps running, and retrying,
+ *       while the database refuses its claims, so running is not the same as polling);
  *   <li>{@code OUT_OF_SERVICE} when a queue's oldest eligible row is older than {@code baton.health.max-backlog-age}
  *       (or the queue's own {@code max-backlog-age}), or more rows than {@code baton.health.max-unknown} wait for
  *       reconciliation: the host is alive, but the work is not getting done, and a restart will not fix it;
@@ -51,6 +53,11 @@ public final class BatonHealthIndicator extends AbstractHealthIndicator {
             details.put(r.queue(), r);
             if (r.worker().equals("stopped")) {
                 down.add("worker of queue '" + r.queue() + "' is not running");
+            }
+            int maxFailed = properties.health().maxFailedPolls();
+            if (r.failedPolls() >= maxFailed) {
+                down.add("worker of queue '" + r.queue() + "': the last " + r.failedPolls()
+                        + " polls failed (max-failed-polls " + maxFailed + ")");
             }
             Duration maxAge = properties.queue(r.queue()).maxBacklogAge();
             if (maxAge == null) {
