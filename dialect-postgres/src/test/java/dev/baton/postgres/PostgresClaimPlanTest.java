@@ -113,10 +113,13 @@ class PostgresClaimPlanTest {
             try (Connection c = db.connect()) {
                 c.setAutoCommit(false);
                 try (java.sql.PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
-                    // binds: the set (PROCESSING, token); state codes are literals in the text
-                    Object[] binds = {1L, 42L};
-                    for (int i = 0; i < binds.length; i++) {
-                        ps.setObject(i + 1, binds[i]);
+                    // binds: the attempt limit (attempts < ?) and the set (PROCESSING, token); state codes are
+                    // literals in the text
+                    java.util.Iterator<Long> set = List.of(1L, 42L).iterator();
+                    int n = 0;
+                    for (int at = sql.indexOf('?'); at >= 0; at = sql.indexOf('?', at + 1)) {
+                        boolean limit = sql.substring(0, at).stripTrailing().endsWith("<");
+                        ps.setObject(++n, limit ? 1_000L : set.next());
                     }
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
