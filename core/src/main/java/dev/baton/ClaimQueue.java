@@ -408,7 +408,6 @@ public final class ClaimQueue<S extends Enum<S>> {
         return writes.resolveUnknown(id, completion.target(), completion);
     }
 
-    /** Measures the queue (one query, database clock). */
     /**
      * Applies a reconciler's verdict to a row in the unknown state: {@link Outcome#complete} (the sink has it: the
      * row moves to that state with the completion's columns), {@link Outcome#release()} (the sink has not: the row
@@ -449,6 +448,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         };
     }
 
+    /** Measures the queue (one query, database clock). */
     public QueueHealth health() {
         return inspection.health();
     }
