@@ -1,6 +1,5 @@
 package dev.baton.postgres;
 
-import dev.baton.testkit.RunsOn;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
@@ -52,7 +51,6 @@ class PostgresCompatibilityTest {
 
     @Nested
     @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
-    @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "worker JVMs for about 40 s per server")
     class ClaimProcess extends AbstractClaimProcessTest {}
 
     @Nested
