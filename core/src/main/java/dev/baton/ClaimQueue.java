@@ -354,6 +354,11 @@ public final class ClaimQueue<S extends Enum<S>> {
         return sweeps.reclaimExpired();
     }
 
+    /** Whether a Worker of this queue sweeps now: see {@link Sweeps#takeWorkerTurn}. */
+    boolean takeWorkerSweepTurn(long minGapNanos) {
+        return sweeps.takeWorkerTurn(minGapNanos);
+    }
+
     /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */
     public List<Object> unknownRows(int limit) {
         return sweeps.unknownRows(limit);

@@ -323,7 +323,8 @@ public final class Worker implements AutoCloseable {
                             sweepInterval,
                             n),
                     queue.engine(),
-                    new Signals<>());
+                    new Signals<>(),
+                    queue::takeWorkerSweepTurn);
             runner.start();
             return new Worker(queue, runner);
         }

@@ -53,7 +53,7 @@ public final class RawDrainer implements Drainer {
     @Override
     public String description() {
         return "hand-written JDBC, the same claim (state, lease by the database clock, token, attempts + 1, due"
-                + " check), the batch's completions as one fenced statement (`UPDATE … WHERE id IN (…) AND claim_token"
+                + " check, attempt limit), the batch's completions as one fenced statement (`UPDATE … WHERE id IN (…) AND claim_token"
                 + " = ? AND state = 1`, as Baton's), one connection per thread (PostgreSQL: autocommit; MariaDB: manual"
                 + " commit, never toggled).";
     }
@@ -111,12 +111,19 @@ public final class RawDrainer implements Drainer {
 
     private static final String DUE = "(next_attempt_at IS NULL OR next_attempt_at <= ";
 
+    /**
+     * The attempt limit a claim enforces (a crashed row is never handed out past it, issue 11): Baton's default
+     * {@code maxAttempts}, as the bench's queue uses it.
+     */
+    private static final String UNDER_LIMIT = " AND attempts < 10";
+
     private List<Long> claimPostgres(Connection c, long token) throws Exception {
         c.setAutoCommit(true);
         String sql = "WITH c AS MATERIALIZED (SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND " + DUE
-                + "clock_timestamp()) ORDER BY id LIMIT " + batch + " FOR NO KEY UPDATE SKIP LOCKED) UPDATE "
-                + JobTable.NAME + " t SET state = 1, lease_until = clock_timestamp() + interval '300 seconds',"
-                + " claim_token = ?, attempts = t.attempts + 1 FROM c WHERE t.id = c.id AND t.state = 0 RETURNING t.id";
+                + "clock_timestamp())" + UNDER_LIMIT + " ORDER BY id LIMIT " + batch + " FOR NO KEY UPDATE SKIP LOCKED)"
+                + " UPDATE " + JobTable.NAME + " t SET state = 1, lease_until = clock_timestamp() + interval '300"
+                + " seconds', claim_token = ?, attempts = t.attempts + 1 FROM c WHERE t.id = c.id AND t.state = 0 AND"
+                + " t.attempts < 10 RETURNING t.id";
         List<Long> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, token);
@@ -132,8 +139,9 @@ public final class RawDrainer implements Drainer {
     private List<Long> claimMariaDb(Connection c, long token) throws Exception {
         c.setAutoCommit(false);
         List<Long> ids = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND " + DUE
-                + "CURRENT_TIMESTAMP(6)) ORDER BY state, id LIMIT " + batch + " FOR UPDATE SKIP LOCKED")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT id FROM " + JobTable.NAME + " WHERE state = 0 AND " + DUE + "UTC_TIMESTAMP(6))" + UNDER_LIMIT
+                        + " ORDER BY state, id LIMIT " + batch + " FOR UPDATE SKIP LOCKED")) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getLong(1));
@@ -143,8 +151,8 @@ public final class RawDrainer implements Drainer {
         if (!ids.isEmpty()) {
             String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + JobTable.NAME + " SET state = 1, lease_until ="
-                    + " TIMESTAMPADD(MICROSECOND, 300000000, CURRENT_TIMESTAMP(6)), claim_token = ?, attempts ="
-                    + " attempts + 1 WHERE id IN (" + in + ") AND state = 0")) {
+                    + " TIMESTAMPADD(MICROSECOND, 300000000, UTC_TIMESTAMP(6)), claim_token = ?, attempts ="
+                    + " attempts + 1 WHERE id IN (" + in + ") AND state = 0" + UNDER_LIMIT)) {
                 ps.setLong(1, token);
                 for (int i = 0; i < ids.size(); i++) {
                     ps.setLong(i + 2, ids.get(i));

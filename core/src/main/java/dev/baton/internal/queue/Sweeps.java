@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The queue's housekeeping: expired leases back to the claimable state (and expired sends to the unknown state), rows
@@ -31,6 +32,8 @@ public final class Sweeps<S extends Enum<S>> {
     private final BatchUpdate exhausted;
     private final BatchUpdate putBack;
     private final BatchUpdate expireSends;
+    /** When a Worker of this queue in this process last began a sweep ({@link System#nanoTime()}); MIN_VALUE: never. */
+    private final AtomicLong lastWorkerSweep = new AtomicLong(Long.MIN_VALUE);
 
     /** The sweeps of the queue of {@code shape}, rendered once. */
     public Sweeps(QueueShape<S> shape) {
@@ -111,6 +114,18 @@ public final class Sweeps<S extends Enum<S>> {
             shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
         }
         return certain(moved + dead + lost, inDoubt || expired.countInDoubt());
+    }
+
+    /**
+     * Whether a Worker's sweep should run now. The Workers of one queue in one process share its sweep, as they share
+     * its rows: each sweep reads the queue's processing and claimable rows (the claimable ones with no index on the
+     * attempts), so eight Workers started together run one sweep, not eight. True, and the turn taken, when no Worker
+     * of this queue began a sweep within {@code minGapNanos}.
+     */
+    public boolean takeWorkerTurn(long minGapNanos) {
+        long now = System.nanoTime();
+        long last = lastWorkerSweep.get();
+        return (last == Long.MIN_VALUE || now - last >= minGapNanos) && lastWorkerSweep.compareAndSet(last, now);
     }
 
     /** {@code total}, or an in-doubt exception carrying it as a lower bound: the count must not claim certainty. */

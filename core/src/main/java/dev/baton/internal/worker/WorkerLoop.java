@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +80,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final Worker.Reconciler<S> reconciler;
     private final Engine engine;
     private final RowSignals<S> signals;
+    private final LongPredicate sweepTurn;
     private final int batchSize;
     private final int concurrency;
     private final long pollMillis;
@@ -97,14 +99,20 @@ public final class WorkerLoop<S extends Enum<S>> {
     private volatile boolean stopping;
     private volatile boolean stopped;
 
-    /** A loop over {@code queue}, not started. */
+    /**
+     * A loop over {@code queue}, not started.
+     *
+     * @param sweepTurn given the shortest gap between two sweeps of the queue in nanoseconds, whether this loop runs
+     *     the expiry sweep now (the queue's Workers in one process share it)
+     */
     public WorkerLoop(
             ClaimQueue<S> queue,
             Worker.Handler<S> handler,
             Worker.Reconciler<S> reconciler,
             Settings b,
             Engine engine,
-            RowSignals<S> signals) {
+            RowSignals<S> signals,
+            LongPredicate sweepTurn) {
         String name = b.name();
         Duration heartbeat = b.heartbeat();
         this.queue = queue;
@@ -112,6 +120,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         this.reconciler = reconciler;
         this.engine = engine;
         this.signals = signals;
+        this.sweepTurn = sweepTurn;
         this.batchSize = b.batchSize();
         this.concurrency = b.concurrency();
         this.pollMillis = b.pollInterval().toMillis();
@@ -351,7 +360,12 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     private void sweep() {
         try {
-            queue.reclaimExpired();
+            // every Worker ticks at its interval; a sweep by another Worker of the queue within half of it counts as
+            // this one's: the queue is swept at most twice per interval, and never left unswept for more than one
+            // and a half
+            if (sweepTurn.test(TimeUnit.MILLISECONDS.toNanos(sweepMillis) / 2)) {
+                queue.reclaimExpired();
+            }
             if (reconciler != null) {
                 for (Object id : queue.unknownRows(100)) {
                     try {

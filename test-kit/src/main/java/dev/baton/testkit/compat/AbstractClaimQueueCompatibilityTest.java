@@ -729,6 +729,49 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
     }
 
     @Test
+    void workersOfOneQueueInOneProcessShareItsSweep() throws Exception {
+        jobs.insert(1, 16, Payment.PAID);
+        FaultyDataSource recorded = new FaultyDataSource(db);
+        Baton watched = Baton.builder(recorded).dialect(dialect).build();
+        // each round builds its own queue object: the shared sweep turn belongs to it
+        int alone = sweepStatementsAtStart(recorded, watched, jobs.queue(watched, LEASE), 1);
+        assertTrue(alone > 0, "one Worker sweeps when it starts");
+        db.execute("UPDATE " + jobs.name() + " SET sync_status = 0");
+        int eight = sweepStatementsAtStart(recorded, watched, jobs.queue(watched, LEASE), 8);
+        assertEquals(alone, eight, "eight Workers of one queue started together sweep it once, as one Worker does");
+    }
+
+    /** Starts {@code workers} Workers on {@code q}, lets them drain it, and counts the expired-lease sweep statements. */
+    private int sweepStatementsAtStart(FaultyDataSource recorded, Baton watched, ClaimQueue<Sync> q, int workers)
+            throws Exception {
+        String expiredGuard = "lease_until < " + dialect.sql().currentTimestamp();
+        recorded.arm(null);
+        List<Worker> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < workers; i++) {
+                started.add(watched.worker(q)
+                        .batchSize(2)
+                        .sweepInterval(Duration.ofMinutes(10))
+                        .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                        .handle(row -> Outcome.complete(Sync.COMPLETED))
+                        .start());
+            }
+            awaitState(Sync.COMPLETED, 16);
+            Thread.sleep(300); // the schedulers' first sweeps run at start: give any late one time to show
+        } finally {
+            started.forEach(Worker::close);
+        }
+        int n = 0;
+        for (Step step : recorded.steps()) {
+            String sql = step.sql() == null ? "" : step.sql().replaceAll("[\"`\\[\\]]", "");
+            if (sql.contains(expiredGuard)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
     void aLostLeaseIsSignalledToTheRunningHandler() throws Exception {
         jobs.insert(1, 1, Payment.PAID);
         ClaimQueue<Sync> q = jobs.queue(baton, LEASE);
