@@ -41,6 +41,12 @@ class TestApp {
     /** Starts the application on {@code db} with the test tables of {@code orders} and more properties. */
     static ConfigurableApplicationContext start(
             TestDatabase db, Orders orders, List<Class<?>> extra, String... properties) {
+        return start(db, orders, null, extra, properties);
+    }
+
+    /** As above, the context's classes looked up through {@code loader} when it is not null. */
+    static ConfigurableApplicationContext start(
+            TestDatabase db, Orders orders, ClassLoader loader, List<Class<?>> extra, String... properties) {
         List<String> props = new ArrayList<>(List.of(
                 "spring.datasource.url=" + db.jdbcUrl(),
                 "spring.datasource.username=" + db.user(),
@@ -54,8 +60,11 @@ class TestApp {
         props.addAll(List.of(properties));
         List<Class<?>> sources = new ArrayList<>(List.of(TestApp.class));
         sources.addAll(extra);
-        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
-                .web(WebApplicationType.NONE)
+        SpringApplicationBuilder app = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new));
+        if (loader != null) {
+            app.resourceLoader(new org.springframework.core.io.DefaultResourceLoader(loader));
+        }
+        return app.web(WebApplicationType.NONE)
                 .properties(props.toArray(String[]::new))
                 .run();
     }
