@@ -46,8 +46,8 @@ class OptionalIntegrationsTest {
     void withoutMicrometerAndOpenTelemetryTheStarterStillWorksAndRegistersNeither() throws Exception {
         TestDatabase db = TestServer.POSTGRES_LOCAL.get();
         try (Orders orders = new Orders(db);
-                ConfigurableApplicationContext ctx =
-                        TestApp.start(db, orders, new Hiding(getClass().getClassLoader()), List.of(), "test.worker=true")) {
+                ConfigurableApplicationContext ctx = TestApp.start(
+                        db, orders, new Hiding(getClass().getClassLoader()), List.of(), "test.worker=true")) {
             ctx.getBean(Baton.class);
             assertThrows(NoSuchBeanDefinitionException.class, () -> ctx.getBean(BatonMetrics.class));
             assertThrows(NoSuchBeanDefinitionException.class, () -> ctx.getBean(BatonTracing.class));
