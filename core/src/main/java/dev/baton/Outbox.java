@@ -48,6 +48,13 @@ public final class Outbox {
     /** Rows deleted per statement by {@link #purgeDelivered}. */
     public static final int PURGE_BATCH = 500;
 
+    /**
+     * The youngest age {@link #purgeDelivered} accepts. An enqueue whose reply was lost looks for its message's receipt
+     * when it retries, after reconnecting (seconds, or several times the pool's connection timeout): a message
+     * delivered and purged before that look would be taken for one never stored, and stored a second time.
+     */
+    public static final Duration MIN_PURGE_AGE = Duration.ofMinutes(10);
+
     /** A message's delivery state. */
     public enum Status {
         /** Waiting for delivery (or for a retry). */
@@ -439,12 +446,16 @@ public final class Outbox {
      * Deletes delivered messages created more than {@code age} ago (database clock), {@value #PURGE_BATCH} rows per
      * statement, each in its own transaction, until none is left.
      *
+     * @param age at least {@link #MIN_PURGE_AGE}
      * @return rows deleted
+     * @throws ConfigurationException if {@code age} is under {@link #MIN_PURGE_AGE} (before any SQL)
      */
     public long purgeDelivered(Duration age) {
         Objects.requireNonNull(age, "age");
-        if (age.isNegative()) {
-            throw new ConfigurationException("age must not be negative, was " + age);
+        if (age.compareTo(MIN_PURGE_AGE) < 0) {
+            throw new ConfigurationException("purgeDelivered(" + age + "): the age must be at least " + MIN_PURGE_AGE
+                    + "; an enqueue retrying after a lost reply looks for its message, and a message purged younger"
+                    + " than that could be stored twice");
         }
         return statements.purge(engine, Status.DELIVERED.code(), age, PURGE_BATCH);
     }

@@ -99,6 +99,13 @@ class BadInputTest {
                         ConfigurationException.class,
                         () -> Condition.olderThan("created_at", Duration.ofDays(300_000L * 365))),
                 bad(
+                        "purgeDelivered of delivered messages younger than the enqueue's lost-reply window",
+                        ConfigurationException.class,
+                        () -> BATON.outbox("baton_outbox").purgeDelivered(Duration.ofMinutes(9))),
+                bad("purgeDelivered with a negative age", ConfigurationException.class, () -> BATON.outbox(
+                                "baton_outbox")
+                        .purgeDelivered(Duration.ofHours(-1))),
+                bad(
                         "ageColumn longer than the database's limit",
                         InvalidIdentifierException.class,
                         () -> queue().ageColumn("a".repeat(64)).build()),
