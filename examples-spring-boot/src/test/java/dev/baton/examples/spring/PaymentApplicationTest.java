@@ -82,6 +82,9 @@ class PaymentApplicationTest {
 
         String health = get("/actuator/health");
         assertTrue(health.contains("\"baton\"") && health.contains("order-sync"), health);
+        // baton-micrometer on the class path: the starter registers Baton's meters; one duplicate payment above
+        String duplicates = get("/actuator/metrics/baton.transitions?tag=result:already_in_target");
+        assertTrue(duplicates.contains("\"value\":1.0"), duplicates);
     }
 
     @Test
