@@ -37,9 +37,11 @@ public final class SpringTransactions implements HostTransactions {
             return null;
         }
         // the transaction must hold a connection of this data source: a transaction of another data source's manager
-        // is not one Baton's statements could join
+        // is not one Baton's statements could join. DataSourceTransactionManager marks its holder synchronized;
+        // JpaTransactionManager (and HibernateTransactionManager) bind the session's connection handle without that
+        // mark, and DataSourceUtils hands out that connection all the same
         if (!(TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder)
-                || !holder.isSynchronizedWithTransaction()) {
+                || !(holder.isSynchronizedWithTransaction() || holder.getConnectionHandle() != null)) {
             return null;
         }
         return new Joined(dataSource);

@@ -8,6 +8,7 @@ import dev.baton.TransitionResult;
 import dev.baton.testservers.DatabaseKind;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
+import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
@@ -17,6 +18,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.orm.jpa.JpaTransactionManager;
+import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
+import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -76,11 +80,6 @@ final class SpringFixture implements AutoCloseable {
         }
 
         @Bean
-        PlatformTransactionManager transactionManager(DataSource dataSource) {
-            return new DataSourceTransactionManager(dataSource);
-        }
-
-        @Bean
         TransactionTemplate transactionTemplate(PlatformTransactionManager tm) {
             return new TransactionTemplate(tm);
         }
@@ -107,6 +106,40 @@ final class SpringFixture implements AutoCloseable {
         }
     }
 
+    /** The JDBC transaction manager most plain Spring applications use. */
+    @Configuration(proxyBeanMethods = false)
+    static class JdbcTransactions {
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    /**
+     * JPA's transaction manager over Hibernate, as a Spring Boot application with Spring Data JPA has it: it exposes
+     * its JDBC connection to the data source without marking it synchronized with the transaction, as
+     * {@code DataSourceTransactionManager} does.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class JpaTransactions {
+        @Bean
+        LocalContainerEntityManagerFactoryBean entityManagerFactory(DataSource dataSource) {
+            LocalContainerEntityManagerFactoryBean emf = new LocalContainerEntityManagerFactoryBean();
+            emf.setDataSource(dataSource);
+            emf.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
+            emf.setPackagesToScan(SpringFixture.class.getPackageName() + ".noentities");
+            emf.setJpaPropertyMap(java.util.Map.of("hibernate.hbm2ddl.auto", "none"));
+            return emf;
+        }
+
+        @Bean
+        PlatformTransactionManager transactionManager(EntityManagerFactory emf, DataSource dataSource) {
+            JpaTransactionManager tm = new JpaTransactionManager(emf);
+            tm.setDataSource(dataSource);
+            return tm;
+        }
+    }
+
     final TestDatabase db;
     final Names names;
     final AnnotationConfigApplicationContext context;
@@ -118,6 +151,11 @@ final class SpringFixture implements AutoCloseable {
     final Recorder recorder;
 
     SpringFixture(TestDatabase db) {
+        this(db, false);
+    }
+
+    /** With {@code jpa}, the transactions are {@link JpaTransactionManager}'s over Hibernate. */
+    SpringFixture(TestDatabase db, boolean jpa) {
         this.db = db;
         String suffix = TestDatabases.uniqueName("s").substring(1);
         this.names = new Names(
@@ -130,7 +168,7 @@ final class SpringFixture implements AutoCloseable {
         this.context = new AnnotationConfigApplicationContext();
         context.registerBean(TestDatabase.class, () -> db);
         context.registerBean(Names.class, () -> names);
-        context.register(Application.class);
+        context.register(Application.class, jpa ? JpaTransactions.class : JdbcTransactions.class);
         context.refresh();
         this.dataSource = context.getBean(CountingDataSource.class);
         this.baton = context.getBean(Baton.class);

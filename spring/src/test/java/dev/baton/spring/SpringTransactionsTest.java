@@ -23,29 +23,45 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
  * Baton built with {@code Baton.builder(dataSource)} in a {@code @Bean} method, called inside {@code @Transactional}
  * methods and {@code TransactionTemplate} callbacks of a plain Spring application (HikariCP,
- * {@code DataSourceTransactionManager}): every operation commits and rolls back with the caller's transaction, takes
+ * {@code DataSourceTransactionManager}, or {@code JpaTransactionManager} over Hibernate): every operation commits and rolls back with the caller's transaction, takes
  * no connection of its own (the transaction manager's is the only one borrowed), and its listener calls wait for the
  * commit.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "MARIADB_LOCAL", "MARIADB_EMBEDDED"})
+@ParameterizedClass(name = "{0}, {1}")
+@MethodSource("serversAndTransactionManagers")
 class SpringTransactionsTest {
-    @Parameter
+    @Parameter(0)
     TestServer server;
+
+    @Parameter(1)
+    String transactionManager;
+
+    /** Each server under each transaction manager: JDBC's, and JPA's over Hibernate (Spring Data JPA applications). */
+    static List<Arguments> serversAndTransactionManagers() {
+        List<Arguments> out = new java.util.ArrayList<>();
+        for (TestServer s : List.of(
+                TestServer.POSTGRES_LOCAL,
+                TestServer.POSTGRES_EMBEDDED,
+                TestServer.MARIADB_LOCAL,
+                TestServer.MARIADB_EMBEDDED)) {
+            out.add(Arguments.of(s, "DataSourceTransactionManager"));
+            out.add(Arguments.of(s, "JpaTransactionManager"));
+        }
+        return out;
+    }
 
     private SpringFixture f;
 
     @BeforeEach
     void setUp() {
-        f = new SpringFixture(server.get());
+        f = new SpringFixture(server.get(), transactionManager.equals("JpaTransactionManager"));
     }
 
     @AfterEach
