@@ -127,7 +127,7 @@ final class SpringFixture implements AutoCloseable {
             LocalContainerEntityManagerFactoryBean emf = new LocalContainerEntityManagerFactoryBean();
             emf.setDataSource(dataSource);
             emf.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
-            emf.setPackagesToScan(SpringFixture.class.getPackageName() + ".noentities");
+            emf.setPackagesToScan(dev.baton.spring.jpa.JpaOrder.class.getPackageName());
             emf.setJpaPropertyMap(java.util.Map.of("hibernate.hbm2ddl.auto", "none"));
             return emf;
         }
