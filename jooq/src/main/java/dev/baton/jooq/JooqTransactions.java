@@ -37,7 +37,11 @@ import org.jooq.TransactionListener;
  * jOOQ runs on Spring's transactions needs {@code baton-spring} instead). Thread-safe: the state is per thread.
  */
 public final class JooqTransactions implements HostTransactions {
-    private static final ThreadLocal<Deque<Joined>> OPEN = ThreadLocal.withInitial(ArrayDeque::new);
+    /**
+     * The jOOQ transactions open on this thread, innermost first; absent (not empty) outside them, so that the lookup
+     * Baton makes on every operation and listener call allocates nothing there.
+     */
+    private static final ThreadLocal<Deque<Joined>> OPEN = new ThreadLocal<>();
 
     /** The implementation {@code ServiceLoader} instantiates. */
     public JooqTransactions() {}
@@ -53,13 +57,13 @@ public final class JooqTransactions implements HostTransactions {
     @Override
     public HostTransaction current(DataSource dataSource) {
         Deque<Joined> open = OPEN.get();
+        if (open == null) {
+            return null;
+        }
         for (Joined j : open) { // innermost first
             if (j.dataSource == dataSource) {
                 return j;
             }
-        }
-        if (open.isEmpty()) {
-            OPEN.remove();
         }
         return null;
     }
@@ -90,7 +94,12 @@ public final class JooqTransactions implements HostTransactions {
         public void beginEnd(TransactionContext ctx) {
             // inside the transaction, the configuration's provider hands out the transaction's connection
             Connection c = ctx.configuration().connectionProvider().acquire();
-            OPEN.get().push(new Joined(dataSource, c));
+            Deque<Joined> open = OPEN.get();
+            if (open == null) {
+                open = new ArrayDeque<>();
+                OPEN.set(open);
+            }
+            open.push(new Joined(dataSource, c));
         }
 
         @Override
@@ -111,9 +120,10 @@ public final class JooqTransactions implements HostTransactions {
         @Override
         public void rollbackEnd(TransactionContext ctx) {
             Deque<Joined> open = OPEN.get();
-            if (!open.isEmpty()) { // empty when begin itself failed
-                open.pop();
+            if (open == null) { // absent when begin itself failed
+                return;
             }
+            open.pop();
             if (open.isEmpty()) {
                 OPEN.remove();
             }

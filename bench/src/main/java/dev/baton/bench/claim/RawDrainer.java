@@ -115,7 +115,9 @@ public final class RawDrainer implements Drainer {
      * The attempt limit a claim enforces (a crashed row is never handed out past it, issue 11): Baton's default
      * {@code maxAttempts}, as the bench's queue uses it.
      */
-    private static final String UNDER_LIMIT = " AND attempts < 10";
+    private static final int MAX_ATTEMPTS = 10;
+
+    private static final String UNDER_LIMIT = " AND attempts < " + MAX_ATTEMPTS;
 
     private List<Long> claimPostgres(Connection c, long token) throws Exception {
         c.setAutoCommit(true);
@@ -123,7 +125,7 @@ public final class RawDrainer implements Drainer {
                 + "clock_timestamp())" + UNDER_LIMIT + " ORDER BY id LIMIT " + batch + " FOR NO KEY UPDATE SKIP LOCKED)"
                 + " UPDATE " + JobTable.NAME + " t SET state = 1, lease_until = clock_timestamp() + interval '300"
                 + " seconds', claim_token = ?, attempts = t.attempts + 1 FROM c WHERE t.id = c.id AND t.state = 0 AND"
-                + " t.attempts < 10 RETURNING t.id";
+                + " t.attempts < " + MAX_ATTEMPTS + " RETURNING t.id";
         List<Long> ids = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, token);

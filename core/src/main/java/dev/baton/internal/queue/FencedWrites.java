@@ -439,17 +439,20 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         extra.refuse(managed, "queue '" + shape.name + "'");
         return sql.computeIfAbsent(key, k -> extra.render(
-                        shape.dialect,
-                        new StringBuilder("UPDATE ")
-                                .append(shape.qTable)
-                                .append(" SET ")
-                                .append(shape.qState)
-                                .append(" = ?, ")
-                                .append(shape.qLease)
-                                .append(" = NULL")
-                                .append(clearToken ? ", " + shape.qToken + " = NULL" : ""))
+                        shape.dialect, settleHead().append(clearToken ? ", " + shape.qToken + " = NULL" : ""))
                 .append(where)
                 .toString());
+    }
+
+    /** {@code UPDATE t SET state = ?, lease = NULL}: how every statement that settles a held row begins. */
+    private StringBuilder settleHead() {
+        return new StringBuilder("UPDATE ")
+                .append(shape.qTable)
+                .append(" SET ")
+                .append(shape.qState)
+                .append(" = ?, ")
+                .append(shape.qLease)
+                .append(" = NULL");
     }
 
     /**
@@ -674,20 +677,11 @@ public final class FencedWrites<S extends Enum<S>> {
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
         int n = decisions.size();
-        String update = sql.get("together" + n + columns.key());
+        String key = "together" + n + columns.key();
+        String update = sql.get(key);
         if (update == null) {
             columns.refuse(managed, "queue '" + shape.name + "'");
-            update = sql.computeIfAbsent("together" + n + columns.key(), k -> columns.renderPerRow(
-                            shape.dialect,
-                            shape.qId,
-                            n,
-                            new StringBuilder("UPDATE ")
-                                    .append(shape.qTable)
-                                    .append(" SET ")
-                                    .append(shape.qState)
-                                    .append(" = ?, ")
-                                    .append(shape.qLease)
-                                    .append(" = NULL"))
+            update = sql.computeIfAbsent(key, k -> columns.renderPerRow(shape.dialect, shape.qId, n, settleHead())
                     .append(" WHERE ")
                     .append(idsAndToken(n))
                     .append(" AND ")
