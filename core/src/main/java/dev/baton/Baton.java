@@ -3,8 +3,10 @@ package dev.baton;
 import dev.baton.internal.Dialects;
 import dev.baton.internal.Engine;
 import dev.baton.internal.HostLookup;
+import dev.baton.internal.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransactions;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -78,6 +80,13 @@ public final class Baton {
      * join the transaction, and their listener calls wait for its commit. Inside a host transaction (see the class
      * comment), runs {@code work} once on the host's connection: only the host can retry its transaction. Thread-safe.
      *
+     * <p>A transaction whose COMMIT reply was lost (the connection broke after the server may have committed) is never
+     * run blind again. Each attempt first writes the call's {@linkplain TransactionReceipts receipt} to the receipt
+     * table ({@link Builder#receiptsTable}); the retry finds it when the lost COMMIT took effect and returns what that
+     * attempt's {@code work} returned, with its listener calls, without running {@code work} again. Without the receipt
+     * table (looked for once, then at most once a minute) a lost COMMIT throws {@link OutcomeInDoubtException}: one
+     * insert more per transaction buys a certain answer.
+     *
      * <pre>{@code
      * TransitionResult<Payment> r = baton.inTransaction(c -> {
      *     TransitionResult<Payment> t = orders.transition(id, Payment.PENDING, Payment.PAID).apply();
@@ -87,8 +96,10 @@ public final class Baton {
      * }</pre>
      *
      * @param work runs once per attempt; must not commit, roll back or keep the connection
-     * @return what the last attempt of {@code work} returned
+     * @return what the attempt of {@code work} that committed returned
      * @throws DataAccessException on a failure that is not transient, or one that outlasted the retries
+     * @throws OutcomeInDoubtException if the reply to a COMMIT was lost and no receipt could settle whether it took
+     *     effect
      * @throws RuntimeException what {@code work} threw (the transaction is rolled back)
      */
     public <T> T inTransaction(TransactionWork<T> work) {
@@ -151,7 +162,15 @@ public final class Baton {
         return new Inbox(engine, table);
     }
 
-    /** Baton's own tables (idempotency keys, inbox, outbox): their DDL, and a helper that creates them. */
+    /**
+     * The transaction receipts: how a caller's own retry tells a transaction whose COMMIT reply was lost from one that
+     * never committed (what {@link #inTransaction} does by itself).
+     */
+    public TransactionReceipts receipts() {
+        return new TransactionReceipts(engine);
+    }
+
+    /** Baton's own tables (idempotency keys, inbox, outbox, receipts): their DDL, and a helper that creates them. */
     public OwnTables ownTables() {
         return new OwnTables(engine);
     }
@@ -179,6 +198,7 @@ public final class Baton {
         private final List<BatonListener> listeners = new ArrayList<>();
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
         private List<HostTransactions> hostTransactions;
+        private String receiptsTable = OwnTable.RECEIPTS.defaultName();
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -226,6 +246,20 @@ public final class Baton {
         }
 
         /**
+         * The table of the transaction receipts {@link Baton#inTransaction} and {@link Baton#receipts()} write
+         * ({@code table} or {@code schema.table}). Default {@code baton_receipts}; create it with {@link
+         * OwnTables#createReceiptsTable} or the dialect's {@code V8__baton_receipts.sql}. Without it,
+         * {@code inTransaction} throws {@link OutcomeInDoubtException} when the reply to its COMMIT is lost.
+         *
+         * @throws InvalidIdentifierException if the name is not a plain identifier
+         */
+        public Builder receiptsTable(String table) {
+            Identifiers.splitTable(Objects.requireNonNull(table, "table")); // validates
+            this.receiptsTable = table;
+            return this;
+        }
+
+        /**
          * Builds the instance: unwraps the data source as the {@link HostTransactions} ask (e.g. Spring's
          * {@code TransactionAwareDataSourceProxy} to its target), then detects the dialect if none was set.
          *
@@ -235,7 +269,7 @@ public final class Baton {
             HostLookup hosts = HostLookup.of(hostTransactions != null ? hostTransactions : HostLookup.discovered());
             DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
             Dialect d = dialect != null ? dialect : Dialects.detect(target);
-            return new Baton(new Engine(target, d, transientRetry, listeners, hosts, interceptors));
+            return new Baton(new Engine(target, d, transientRetry, listeners, hosts, interceptors, receiptsTable));
         }
     }
 }

@@ -11,7 +11,8 @@ package dev.baton;
  * {@code markSending}, {@code resolveUnknown}) whose retry matched no row and whose read-back does not show this
  * call's write; {@code
  * ClaimQueue.reclaimExpired()} when a batch's count was lost (the sweep ran to the end; {@link #atLeast()} rows were
- * moved for certain).
+ * moved for certain); {@code Baton.inTransaction} when the reply to its COMMIT was lost and no receipt table lets it
+ * read that commit back (or no retry could).
  */
 public final class OutcomeInDoubtException extends BatonException {
     private static final long serialVersionUID = 1L;
@@ -21,6 +22,12 @@ public final class OutcomeInDoubtException extends BatonException {
     /** Creates an exception describing the operation in doubt. */
     public OutcomeInDoubtException(String message) {
         this(message, -1);
+    }
+
+    /** Creates an exception describing the operation in doubt, with the failure that left it so. */
+    public OutcomeInDoubtException(String message, Throwable cause) {
+        super(message, cause);
+        this.atLeast = -1;
     }
 
     /** Creates an exception for a count of which only the lower bound {@code atLeast} is known. */

@@ -8,12 +8,13 @@ import java.sql.Statement;
 import java.util.List;
 
 /**
- * Baton's own tables ({@link IdempotencyKeys}, {@link Inbox}, {@link Outbox}): their DDL, and a helper that creates
+ * Baton's own tables ({@link IdempotencyKeys}, {@link Inbox}, {@link Outbox}, the transaction receipts of
+ * {@link Baton#inTransaction}): their DDL, and a helper that creates
  * them for quick starts. Immutable and thread-safe; get one from {@link Baton#ownTables()}.
  *
  * <p>The DDL exists once per database, as the SQL files each dialect module ships in its package for the default
  * table names: {@code dev/baton/postgres/}, {@code dev/baton/mysql/}, {@code dev/baton/sqlserver/}, files
- * {@code V1__baton_idempotency_keys.sql}, {@code V2__baton_inbox.sql} and {@code V3__baton_outbox.sql}. Production
+ * {@code V1__baton_idempotency_keys.sql}, {@code V2__baton_inbox.sql}, {@code V3__baton_outbox.sql} and {@code V8__baton_receipts.sql}. Production
  * schemas managed by Flyway or Liquibase run those files (e.g. Flyway {@code locations=classpath:dev/baton/postgres}
  * with a history table of its own); the methods here read the same files and rename the table, and the names derived
  * from it (indexes, {@code <table>_<suffix>}), for the table name given.
@@ -94,6 +95,31 @@ public final class OwnTables {
      */
     public boolean createInboxTable(String table) {
         return create(table, inboxDdl(table));
+    }
+
+    /**
+     * The statements that create a transaction-receipt table named {@code table} ({@code table} or {@code
+     * schema.table}; default {@link Baton.Builder#receiptsTable}), without trailing semicolons: the dialect's {@code
+     * V8__baton_receipts.sql}, renamed. Runs no SQL.
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier, or too long to derive its index name
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
+     */
+    public List<String> receiptsDdl(String table) {
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.RECEIPTS, table);
+    }
+
+    /**
+     * Creates the transaction-receipt table ({@link #receiptsDdl}) unless a table of that name exists; safe to call at
+     * every start, also from several processes at once. With it, {@link Baton#inTransaction} reads a commit whose
+     * reply was lost back instead of refusing to guess.
+     *
+     * @return true if this call created the table, false if it existed
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws DataAccessException if the DDL fails
+     */
+    public boolean createReceiptsTable(String table) {
+        return create(table, receiptsDdl(table));
     }
 
     private boolean create(String table, List<String> ddl) {

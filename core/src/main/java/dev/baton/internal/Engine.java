@@ -3,11 +3,14 @@ package dev.baton.internal;
 import dev.baton.BatonInterceptor;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
+import dev.baton.OutcomeInDoubtException;
 import dev.baton.RetryPolicy;
+import dev.baton.internal.tables.ReceiptStatements;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -19,10 +22,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,12 +42,25 @@ public final class Engine {
 
     private static final Object[] NO_ARGS = new Object[0];
 
+    private static final java.util.Random RECEIPT_RANDOM = new java.security.SecureRandom();
+    private static final long RECEIPT_PROBE_INTERVAL_NANOS =
+            Duration.ofMinutes(1).toNanos();
+    private static final long RECEIPT_PURGE_INTERVAL_NANOS =
+            Duration.ofMinutes(1).toNanos();
+    /** Receipts are read back within the retries of one call (seconds); an hour leaves room for slow retries. */
+    private static final Duration RECEIPT_RETENTION = Duration.ofHours(1);
+
     private final DataSource dataSource;
     private final Dialect dialect;
     private final RetryPolicy transientRetry;
     private final List<BatonListener> listeners;
     private final List<BatonInterceptor> interceptors;
     private final HostTransactions hosts;
+    private final String receiptsTable;
+    private final ReceiptStatements receipts;
+    private final AtomicLong receiptsPurgedAt = new AtomicLong(System.nanoTime() - RECEIPT_PURGE_INTERVAL_NANOS);
+    private volatile long receiptsProbedAt;
+    private volatile boolean receiptsFound;
     /** Physical connections seen at READ COMMITTED, weakly held (a closed connection drops out). */
     private final Map<Connection, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -62,6 +80,20 @@ public final class Engine {
             List<BatonListener> listeners,
             HostTransactions hosts,
             List<BatonInterceptor> interceptors) {
+        this(dataSource, dialect, transientRetry, listeners, hosts, interceptors, OwnTable.RECEIPTS.defaultName());
+    }
+
+    /** As the constructor above, with the transaction-receipt table of {@link #inTransaction} named. */
+    public Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable) {
+        this.receiptsTable = receiptsTable;
+        this.receipts = new ReceiptStatements(dialect, receiptsTable);
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.transientRetry = transientRetry;
@@ -216,6 +248,11 @@ public final class Engine {
     }
 
     private <T> T once(boolean transactional, SqlWork<T> work) throws SQLException {
+        return once(transactional, work, null);
+    }
+
+    /** As {@link #once(boolean, SqlWork)}; marks {@code watch} just before the COMMIT is sent. */
+    private <T> T once(boolean transactional, SqlWork<T> work, @Nullable Attempt<T> watch) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             if (!transactional) {
                 if (!c.getAutoCommit()) {
@@ -243,6 +280,9 @@ public final class Engine {
             OWN_TRANSACTION.set(c);
             try {
                 T result = work.run(c);
+                if (watch != null) {
+                    watch.committing = true;
+                }
                 if (restoreAutoCommit) {
                     // JDBC commits when autocommit is switched back on: one round trip on MySQL/MariaDB (SET
                     // autocommit=1 commits) where COMMIT and then SET would take two; pgjdbc sends one COMMIT either
@@ -448,26 +488,77 @@ public final class Engine {
      * whole transaction (after a rollback) on a {@link #isTransient transient} failure, as the retry policy allows.
      * Inside a host transaction, runs {@code work} once on the host's connection instead (only the host's owner can
      * retry it).
+     *
+     * <p>A COMMIT whose reply was lost is never run blind again: each attempt first writes the call's receipt (see
+     * {@link ReceiptStatements}); the retry after a lost COMMIT finds it when that COMMIT took effect, and then returns
+     * what the committed attempt's work returned. Without a receipt table a lost COMMIT throws {@link
+     * OutcomeInDoubtException}.
      */
     public <T> T inTransaction(String operation, SqlWork<T> work) {
         HostTransaction host = hosts.current(dataSource);
         if (host != null) {
             return joined(operation, host, work);
         }
+        boolean withReceipt = receiptsPresent();
+        long receipt = newReceipt();
+        Attempt<T> inDoubt = null; // the attempt whose COMMIT reply was lost, while no later one has settled it
         for (int attempt = 1; ; attempt++) {
-            List<Runnable> afterCommit = new java.util.ArrayList<>();
+            Attempt<T> current = new Attempt<>();
             try {
-                T result = once(true, c -> {
-                    try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
-                        T r = work.run(c);
-                        afterCommit.addAll(bound.afterCommitActions());
-                        return r;
-                    }
-                });
-                afterCommit.forEach(Runnable::run);
+                T result = once(
+                        true,
+                        c -> {
+                            try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
+                                if (withReceipt) {
+                                    if (!receipts.insert(c, receipt)) {
+                                        throw new PriorCommit();
+                                    }
+                                    current.receiptWritten = true;
+                                }
+                                T r = work.run(c);
+                                current.afterCommit.addAll(bound.afterCommitActions());
+                                current.result = r;
+                                return r;
+                            }
+                        },
+                        current);
+                current.afterCommit.forEach(Runnable::run);
+                if (withReceipt) {
+                    purgeReceiptsNowAndThen();
+                }
                 return result;
+            } catch (PriorCommit p) {
+                if (inDoubt == null) {
+                    // no attempt of this call reached COMMIT: the receipt is another call's (a 64-bit collision)
+                    throw new dev.baton.BatonException(operation + ": receipt " + receipt + " is taken");
+                }
+                log.info(
+                        "{}: the reply to COMMIT was lost; its receipt shows it took effect, not running it again",
+                        operation);
+                inDoubt.afterCommit.forEach(Runnable::run);
+                return inDoubt.result;
             } catch (SQLException | RuntimeException e) {
+                if (current.receiptWritten) {
+                    inDoubt = null; // this attempt wrote the receipt: no earlier attempt committed
+                }
+                if (current.committing && lostConnection(e)) {
+                    if (!withReceipt) {
+                        throw new OutcomeInDoubtException(
+                                operation + ": the connection was lost on COMMIT, so the transaction may have"
+                                        + " committed; not run again. Create the receipt table ("
+                                        + "baton.ownTables().createReceiptsTable(\"" + receiptsTable + "\")) to"
+                                        + " have Baton read such a commit back",
+                                e);
+                    }
+                    inDoubt = current;
+                }
                 if (!isTransient(e) || attempt >= transientRetry.maxAttempts()) {
+                    if (inDoubt != null) {
+                        throw new OutcomeInDoubtException(
+                                operation + ": the reply to a COMMIT was lost and no later attempt could read its"
+                                        + " receipt back; the transaction may have committed",
+                                e);
+                    }
                     if (e instanceof RuntimeException r) {
                         throw r;
                     }
@@ -481,6 +572,101 @@ public final class Engine {
                 sleep(transientRetry.delayBefore(
                         attempt, ThreadLocalRandom.current().nextDouble()));
             }
+        }
+    }
+
+    /** One attempt of {@link #inTransaction}: what its work returned, and how far it got. */
+    private static final class Attempt<T> {
+        final List<Runnable> afterCommit = new java.util.ArrayList<>();
+
+        @Nullable
+        T result;
+
+        boolean receiptWritten;
+        boolean committing;
+    }
+
+    /** The receipt of this call is in the table: an earlier attempt's COMMIT took effect. */
+    private static final class PriorCommit extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PriorCommit() {
+            super(null, null, false, false);
+        }
+    }
+
+    private boolean lostConnection(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException e
+                    && dialect.diagnostics().classify(e).kind() == SqlError.Kind.CONNECTION_LOST) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A random receipt, never 0. */
+    public static long newReceipt() {
+        long r;
+        do {
+            r = RECEIPT_RANDOM.nextLong();
+        } while (r == 0);
+        return r;
+    }
+
+    /** The receipt table's statements. */
+    public ReceiptStatements receipts() {
+        return receipts;
+    }
+
+    /** The receipt table's name. */
+    public String receiptsTable() {
+        return receiptsTable;
+    }
+
+    /**
+     * True when the receipt table answers; asked once, and again at most once a minute while it does not (so a table
+     * created while the service runs is found).
+     */
+    public boolean receiptsPresent() {
+        if (receiptsFound) {
+            return true;
+        }
+        long now = System.nanoTime();
+        long probed = receiptsProbedAt;
+        if (probed != 0 && now - probed < RECEIPT_PROBE_INTERVAL_NANOS) {
+            return false;
+        }
+        receiptsProbedAt = now == 0 ? 1 : now;
+        try (Connection c = dataSource.getConnection()) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            receipts.probe(c);
+            receiptsFound = true;
+        } catch (SQLException e) {
+            log.warn(
+                    "no receipt table {} ({}): a transaction of Baton.inTransaction whose COMMIT reply is lost ends in"
+                            + " OutcomeInDoubtException instead of being read back; create it with"
+                            + " baton.ownTables().createReceiptsTable",
+                    receiptsTable,
+                    e.getMessage());
+        }
+        return receiptsFound;
+    }
+
+    /** Deletes receipts older than an hour, at most once a minute per instance, after a successful transaction. */
+    private void purgeReceiptsNowAndThen() {
+        long now = System.nanoTime();
+        long last = receiptsPurgedAt.get();
+        if (now - last < RECEIPT_PURGE_INTERVAL_NANOS || !receiptsPurgedAt.compareAndSet(last, now)) {
+            return;
+        }
+        try {
+            String sql = receipts.deleteSql(RECEIPT_RETENTION);
+            drain(receipts.deleteBatch(), () -> autocommit("purge receipts", c -> deleteAtReadCommitted(c, sql)));
+        } catch (RuntimeException e) {
+            log.warn("purging old receipts from {} failed; will try again: {}", receiptsTable, e.getMessage());
         }
     }
 

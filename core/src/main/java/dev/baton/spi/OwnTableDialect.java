@@ -44,7 +44,12 @@ public interface OwnTableDialect {
                 "baton_outbox",
                 "V3__baton_outbox.sql",
                 "V6__baton_outbox_utc_datetime.sql",
-                "V7__baton_outbox_receipt.sql");
+                "V7__baton_outbox_receipt.sql"),
+        /**
+         * The receipts of the transactions {@code Baton.inTransaction} runs ({@code Baton.receipts()}): file {@code
+         * V8__baton_receipts.sql}.
+         */
+        RECEIPTS("baton_receipts", "V8__baton_receipts.sql");
 
         private final String defaultName;
         private final String script;

@@ -1,5 +1,6 @@
 package dev.baton.mysql;
 
+import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
@@ -68,6 +69,9 @@ class MySqlCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}

@@ -1,5 +1,6 @@
 package dev.baton.mysql;
 
+import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
@@ -58,4 +59,7 @@ class MySqlConnectorJCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
 }

@@ -1,5 +1,6 @@
 package dev.baton.postgres;
 
+import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
@@ -67,6 +68,9 @@ class PostgresCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}

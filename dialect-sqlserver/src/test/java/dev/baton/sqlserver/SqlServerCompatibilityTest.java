@@ -1,5 +1,6 @@
 package dev.baton.sqlserver;
 
+import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
@@ -49,6 +50,9 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class Faults extends AbstractFaultCompatibilityTest {}
+
+    @Nested
+    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}
