@@ -7,14 +7,18 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Gives each {@link DatabaseSuite} its server before each test: the suite's own {@link DatabaseSuite#server()}, else
  * the {@link TestServer} field of an enclosing test instance (the {@code @Parameter} of a
  * {@code @ParameterizedClass}). It runs before the suite's {@code @BeforeEach} methods, so a missing server ends
- * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily.
+ * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily. A
+ * {@code @TestFactory} of a suite whose server is missing (a skip) still runs, and returns
+ * {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the reason.
  */
 public final class BatonDatabaseExtension implements BeforeEachCallback {
     /** Created by JUnit. */
@@ -37,7 +41,15 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
             Assumptions.abort(suite.getClass().getSimpleName() + " runs on " + Arrays.toString(only.value())
                     + " only, not on " + named + ": " + only.because());
         }
-        suite.open(server);
+        try {
+            suite.open(server);
+        } catch (TestAbortedException e) {
+            // A skipped factory is a container: reports count it as no test at all ("Tests run: 0"). The factory
+            // runs instead and returns DatabaseSuite.skippedFactory(...), one dynamic test skipped with the reason.
+            if (!context.getRequiredTestMethod().isAnnotationPresent(TestFactory.class)) {
+                throw e;
+            }
+        }
     }
 
     private static RunsOn findRunsOn(Class<?> type) {

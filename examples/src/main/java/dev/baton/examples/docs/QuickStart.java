@@ -54,7 +54,7 @@ public class QuickStart {
             log.warn("order {} is already {}", late.id(), late.current()); // e.g. EXPIRED before the callback came
         } else if (r instanceof TransitionResult.Conflict<Payment> c) {
             log.error("gateway transaction reused, constraint {}", c.constraint());
-        } // Applied, AlreadyInTarget: acknowledge the gateway
+        } // Applied, AlreadyInTarget, InDoubt (the row is PAID; which call moved it is unknown): acknowledge
         return r;
     }
 
@@ -69,7 +69,9 @@ public class QuickStart {
     /** Three new orders, the callbacks a gateway may send for them, and the sweep; what each step returned. */
     static List<Object> run(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection();
+                PreparedStatement delete = c.prepareStatement("DELETE FROM orders WHERE id BETWEEN 1 AND 3");
                 PreparedStatement insert = c.prepareStatement("INSERT INTO orders (id) VALUES (?)")) {
+            delete.executeUpdate(); // the orders of an earlier run: each run starts afresh
             for (long id = 1; id <= 3; id++) {
                 insert.setLong(1, id);
                 insert.executeUpdate();

@@ -1,6 +1,7 @@
 package dev.baton.examples.payment;
 
 import dev.baton.ClaimQueue;
+import dev.baton.QueueHealth;
 import dev.baton.Worker;
 import dev.baton.examples.payment.SimulatedThirdParty.Fault;
 import dev.baton.examples.support.ExampleMain;
@@ -8,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /**
  * Seed 000 in one run: duplicate and late callbacks, a reused gateway transaction, and the timer job pushing paid
@@ -53,12 +56,20 @@ public final class PaymentExample {
         Worker hostA = OrderSync.start(s.baton(), queue, thirdParty, 2);
         Worker hostB = OrderSync.start(s.baton(), queue, thirdParty, 2);
         try {
+            // Done when all 8 paid orders are COMPLETED and one reading of the queue shows nothing claimed or
+            // unknown (two readings could each miss a row moving from in flight to unknown).
+            Table<?> orders = DSL.table(s.schema().table("orders"));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (thirdParty.records().size() < 8
-                    || queue.health().unknown() > 0
-                    || queue.health().inFlight() > 0) {
+            while (true) {
+                int completed = s.dsl()
+                        .fetchCount(orders, DSL.field(DSL.name("sync_status")).eq(SyncStatus.COMPLETED.code()));
+                QueueHealth health = queue.health();
+                if (completed == 8 && health.inFlight() == 0 && health.unknown() == 0) {
+                    break;
+                }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the sync did not finish: " + queue.health());
+                    throw new IllegalStateException(
+                            "the sync did not finish: " + completed + " of 8 orders completed; " + health);
                 }
                 Thread.sleep(100);
             }
