@@ -17,6 +17,19 @@ public interface Diagnostics {
     SqlError classify(SQLException e);
 
     /**
+     * Whether the server behind {@code connection} refuses writes: a hot standby, a primary demoted by a failover, a
+     * server switched to read-only. Baton asks it of each connection it borrows after a {@linkplain SqlError#failover()
+     * failover error}, and aborts those that answer true (a pool keeps its connections to a demoted primary, which
+     * answers every write with a read-only error). Default: false, without a query.
+     *
+     * @param connection a connection just borrowed from the pool
+     * @throws SQLException if the server cannot be asked (the connection is then treated as lost)
+     */
+    default boolean refusesWrites(Connection connection) throws SQLException {
+        return false;
+    }
+
+    /**
      * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
      * returns a description of the problem if not. The default checks nothing.
      *

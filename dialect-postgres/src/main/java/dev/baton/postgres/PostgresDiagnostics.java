@@ -46,6 +46,11 @@ final class PostgresDiagnostics implements Diagnostics {
                     case "40001", "40P01", "55P03" -> {
                         return SqlError.TRANSIENT;
                     }
+                    // read-only transaction: a hot standby, or a primary demoted or fenced with
+                    // default_transaction_read_only; the connection reaches a server that is not the writer
+                    case "25006" -> {
+                        return SqlError.READ_ONLY;
+                    }
                     // pgjdbc does not treat 57P01 (terminated by administrator) as a connection error (#4438)
                     case "57P01", "57P02", "57P03" -> {
                         return SqlError.CONNECTION_LOST;
@@ -62,6 +67,18 @@ final class PostgresDiagnostics implements Diagnostics {
             }
         }
         return SqlError.OTHER;
+    }
+
+    /**
+     * {@code transaction_read_only} is on for a new transaction on a hot standby (a demoted primary that came back as
+     * one) and where {@code default_transaction_read_only} is on (how failover tools fence an old primary).
+     */
+    @Override
+    public boolean refusesWrites(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SHOW transaction_read_only")) {
+            return rs.next() && "on".equalsIgnoreCase(rs.getString(1));
+        }
     }
 
     /** {@code t.x} → {@code x}. */
