@@ -81,6 +81,35 @@ final class PostgresDiagnostics implements Diagnostics {
         }
     }
 
+    /**
+     * The WAL insert position: at or after the end of every commit record of this session, even under {@code
+     * synchronous_commit = off} (where the write position may still be behind it).
+     */
+    @Override
+    public Optional<String> commitPosition(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+            return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+        }
+    }
+
+    /**
+     * Streaming standbys whose {@code flush_lsn} has reached the position: a promotion replays everything a standby
+     * flushed. A WAL receiver that replays nothing ({@code pg_basebackup -X stream} building a standby, {@code
+     * pg_receivewal}) reports no {@code replay_lsn} and is no failover target yet, so it does not count. A database
+     * user without superuser or {@code pg_read_all_stats} sees NULL positions, so no standby counts.
+     */
+    @Override
+    public int standbysFlushedTo(Connection connection, String position) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT count(*) FROM pg_stat_replication"
+                + " WHERE state = 'streaming' AND replay_lsn IS NOT NULL AND flush_lsn >= CAST(? AS pg_lsn)")) {
+            ps.setString(1, position);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
     /** {@code t.x} → {@code x}. */
     private static String bare(String column) {
         return column.substring(column.lastIndexOf('.') + 1);

@@ -10,6 +10,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.Condition;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
+import dev.baton.SendDurability;
 import dev.baton.StateTable;
 import dev.baton.Worker;
 import dev.baton.testkit.compat.JobsTable;
@@ -48,7 +49,7 @@ class PostgresFailoverTest {
     @Test
     void aLosslessFailoverSendsEveryRowExactlyOnce() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
-            Figures f = run(cluster, false);
+            Figures f = run(cluster, false, SendDurability.OFF);
             assertEquals(0, f.sentTwice(), f.toString());
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(f.timelineBefore() + 1, f.timelineAfter(), f.toString());
@@ -58,7 +59,7 @@ class PostgresFailoverTest {
     @Test
     void aLossyFailoverSendsTheRowsWhoseMarksWereLostTwice() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true);
+            Figures f = run(cluster, true, SendDurability.OFF);
             assertEquals(ROWS, f.rowsSent(), f.toString());
             // the baseline of contract item 5: no durability precondition yet, so the rows whose SENDING marks and
             // completions only the old primary had are claimed again on the new one and sent a second time
@@ -66,20 +67,37 @@ class PostgresFailoverTest {
         }
     }
 
+    /**
+     * The same lossy failover with {@link SendDurability#REQUIRE}: a send starts only once the standby has flushed
+     * its SENDING mark, so the marks the failover loses are those of rows not sent yet, and no row is sent twice.
+     */
+    @Test
+    void aLossyFailoverWithDurableMarksRequiredSendsNoRowTwice() throws Exception {
+        try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
+            Figures f = run(cluster, true, SendDurability.REQUIRE);
+            assertEquals(ROWS, f.rowsSent(), f.toString());
+            assertEquals(0, f.sentTwice(), f.toString());
+        }
+    }
+
     /** What one run measured. */
     record Figures(
             String mode,
+            double sendsPerSecondBeforeTheFault,
+            int retries,
             int rowsSent,
             int sentTwice,
             int sends,
             int sentBeforeKill,
             double killToPromotedSeconds,
+            double killToStandbyRebuiltSeconds,
             double killToFirstClaimSeconds,
+            double killToFirstSendSeconds,
             double killToFirstCompletionSeconds,
             int timelineBefore,
             int timelineAfter) {}
 
-    private static Figures run(PostgresCluster cluster, boolean lossy) throws Exception {
+    private static Figures run(PostgresCluster cluster, boolean lossy, SendDurability durability) throws Exception {
         TestDatabase db = cluster.database();
         JobsTable jobs = JobsTable.create(db, "failover", true);
         jobs.insert(1, ROWS, Payment.PAID);
@@ -88,6 +106,8 @@ class PostgresFailoverTest {
         AtomicLong killed = new AtomicLong(); // set once the primary's processes are gone
         AtomicLong firstClaimAfterKill = new AtomicLong();
         AtomicLong firstCompletionAfterKill = new AtomicLong();
+        AtomicInteger retries = new AtomicInteger();
+        AtomicLong firstSendAfterKill = new AtomicLong();
         try (HikariDataSource pool = db.newDataSource(16)) {
             Baton baton = Baton.builder(pool)
                     .listener(new BatonListener() {
@@ -103,10 +123,14 @@ class PostgresFailoverTest {
                             if (killed.get() != 0 && kind == Outcome.Kind.COMPLETE) {
                                 firstCompletionAfterKill.compareAndSet(0, System.nanoTime());
                             }
+                            if (kind == Outcome.Kind.RETRY) {
+                                retries.incrementAndGet();
+                            }
                         }
                     })
                     .build();
-            ClaimQueue<Sync> queue = sendingQueue(baton, jobs.name());
+            ClaimQueue<Sync> queue = sendingQueue(baton, jobs.name(), durability);
+            long started = System.nanoTime();
             Worker worker = baton.worker(queue)
                     .batchSize(50)
                     .concurrency(8)
@@ -116,6 +140,9 @@ class PostgresFailoverTest {
                         long id = ((Number) row.id()).longValue();
                         sends.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
                         sent.incrementAndGet();
+                        if (killed.get() != 0) {
+                            firstSendAfterKill.compareAndSet(0, System.nanoTime());
+                        }
                         return Outcome.complete(Sync.COMPLETED).set("third_party_guid", "g" + row.token());
                     })
                     // the sink is the truth for a send in doubt: a row it has is complete, one it lacks goes again
@@ -125,6 +152,7 @@ class PostgresFailoverTest {
                     .start();
             try {
                 await("the first " + KILL_AFTER_SENDS + " sends", () -> sent.get() >= KILL_AFTER_SENDS, 60);
+                double sendsPerSecond = Math.round(sent.get() / seconds(System.nanoTime() - started));
                 int timelineBefore = cluster.timeline();
                 if (lossy) {
                     cluster.detachStandby();
@@ -136,6 +164,9 @@ class PostgresFailoverTest {
                 killed.set(System.nanoTime());
                 cluster.promoteStandby();
                 long promoted = System.nanoTime();
+                // as a failover manager would, the old primary's node comes back as the new primary's standby
+                cluster.rebuildStandby();
+                long rebuilt = System.nanoTime();
                 await(
                         "every row completed on the new primary",
                         () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == ROWS,
@@ -145,13 +176,17 @@ class PostgresFailoverTest {
                 int twice =
                         (int) sends.values().stream().filter(n -> n.get() > 1).count();
                 Figures f = new Figures(
-                        (lossy ? "lossy " : "lossless ") + cluster.replication(),
+                        (lossy ? "lossy " : "lossless ") + cluster.replication() + " sendDurability " + durability,
+                        sendsPerSecond,
+                        retries.get(),
                         sends.size(),
                         twice,
                         sent.get(),
                         sentBeforeKill,
                         seconds(promoted - kill),
+                        seconds(rebuilt - kill),
                         since(kill, firstClaimAfterKill.get()),
+                        since(kill, firstSendAfterKill.get()),
                         since(kill, firstCompletionAfterKill.get()),
                         timelineBefore,
                         timelineAfter);
@@ -164,7 +199,7 @@ class PostgresFailoverTest {
     }
 
     /** The seed's queue with a non-idempotent sink, retried quickly (a failover is not the row's fault). */
-    private static ClaimQueue<Sync> sendingQueue(Baton baton, String table) {
+    private static ClaimQueue<Sync> sendingQueue(Baton baton, String table, SendDurability durability) {
         StateTable<Payment> payments = baton.table(table).state("payment_status", Payment.MACHINE);
         return baton.<Sync>queue("failover-" + table)
                 .table(table)
@@ -172,6 +207,7 @@ class PostgresFailoverTest {
                 .eligibleWhen(payments.is(Payment.PAID), Condition.isNull("third_party_guid"))
                 .deadState(Sync.FAILED)
                 .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                .sendDurability(durability, Duration.ofSeconds(1))
                 .retry(RetryPolicy.fixed(Duration.ofMillis(100)).maxAttempts(1_000))
                 .lease(Duration.ofSeconds(3))
                 .build();

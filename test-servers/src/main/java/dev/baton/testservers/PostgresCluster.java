@@ -69,9 +69,12 @@ public final class PostgresCluster implements AutoCloseable {
     private final Path bin;
     private final Path home;
     private final Replication replication;
-    private final int primaryPort;
-    private final int standbyPort;
     private final Thread cleanup;
+    private int primaryPort;
+    private int standbyPort;
+    private Path primaryDir;
+    private Path standbyDir;
+    private int nodes;
     private TestDatabase database;
     private boolean closed;
 
@@ -81,6 +84,8 @@ public final class PostgresCluster implements AutoCloseable {
         this.replication = replication;
         this.primaryPort = primaryPort;
         this.standbyPort = standbyPort;
+        this.primaryDir = newNodeDir();
+        this.standbyDir = newNodeDir();
         this.cleanup = new Thread(this::stopAndDelete, "baton-pgcluster-cleanup");
     }
 
@@ -127,12 +132,12 @@ public final class PostgresCluster implements AutoCloseable {
         return replication;
     }
 
-    /** The port of the server started as primary. */
+    /** The port of the primary (after {@link #promoteStandby()}, the promoted one). */
     public int primaryPort() {
         return primaryPort;
     }
 
-    /** The port of the server started as standby. */
+    /** The port of the standby (after {@link #promoteStandby()}, the old primary's, until rebuilt). */
     public int standbyPort() {
         return standbyPort;
     }
@@ -142,24 +147,26 @@ public final class PostgresCluster implements AutoCloseable {
      * once they are gone. Its clients see their connections fail at once; its standby keeps trying to reconnect.
      */
     public void killPrimary() {
-        long pid = postmasterPid(dir("primary"))
-                .orElseThrow(() -> new IllegalStateException("the primary is not running"));
+        long pid = postmasterPid(primaryDir).orElseThrow(() -> new IllegalStateException("the primary is not running"));
         ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
         List<ProcessHandle> children = postmaster.descendants().toList();
         postmaster.destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (ProcessHandle p : concat(postmaster, children)) {
-            try {
-                p.onExit().get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException("process " + p.pid() + " of the primary did not exit: " + e, e);
+            while (p.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("process " + p.pid() + " of the primary did not exit");
+                }
+                sleep(5);
             }
         }
     }
 
     /**
-     * Promotes the standby ({@code pg_promote(true)}) and returns once it accepts writes. A promotion ends a paused
-     * replay and replays every WAL record the standby had received before it takes writes.
+     * Promotes the standby ({@code pg_promote(true)}) and returns once it accepts writes; it is then the primary, and
+     * the old primary's node the standby (stopped, until {@link #rebuildStandby()}). A promotion ends a paused replay
+     * and replays every WAL record the standby had received before it takes writes.
      */
     public void promoteStandby() {
         try (Connection c = connect(standbyPort, "postgres");
@@ -170,6 +177,29 @@ public final class PostgresCluster implements AutoCloseable {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot promote the standby: " + e, e);
+        }
+        int port = primaryPort;
+        primaryPort = standbyPort;
+        standbyPort = port;
+        Path dir = primaryDir;
+        primaryDir = standbyDir;
+        standbyDir = dir;
+    }
+
+    /**
+     * After a failover, gives the new primary a standby again, as a failover manager re-seeds the old primary's node:
+     * a fresh base backup of the primary, started on the old primary's port (which must be stopped), streaming (and
+     * synchronous, for {@link Replication#SYNC}) before this returns. A few seconds.
+     */
+    public void rebuildStandby() {
+        if (postmasterPid(standbyDir).isPresent()) {
+            throw new IllegalStateException("the standby's node still runs: kill or promote first");
+        }
+        try {
+            standbyDir = newNodeDir();
+            startStandby();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot rebuild the standby: " + e + logTails(), e);
         }
     }
 
@@ -232,8 +262,7 @@ public final class PostgresCluster implements AutoCloseable {
 
     private void build() throws Exception {
         run("chown", OS_USER + ":" + OS_USER, home.toString());
-        Path primary = dir("primary");
-        Path standby = dir("standby");
+        Path primary = primaryDir;
         asPostgres(
                 bin.resolve("initdb").toString(),
                 "-D",
@@ -260,6 +289,19 @@ public final class PostgresCluster implements AutoCloseable {
                 Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE test");
         }
+        startStandby();
+        String url = "jdbc:postgresql://127.0.0.1:" + primaryPort + ",127.0.0.1:" + standbyPort
+                + "/test?targetServerType=primary&hostRecheckSeconds=1&connectTimeout=2";
+        database = TestDatabases.probe(
+                "postgres-cluster-" + replication.name().toLowerCase(Locale.ROOT),
+                DatabaseKind.POSTGRES,
+                url,
+                "postgres",
+                null);
+    }
+
+    /** A base backup of the primary into {@link #standbyDir}, started as its streaming standby. */
+    private void startStandby() throws Exception {
         asPostgres(
                 bin.resolve("pg_basebackup").toString(),
                 "-h",
@@ -269,7 +311,7 @@ public final class PostgresCluster implements AutoCloseable {
                 "-U",
                 "postgres",
                 "-D",
-                standby.toString(),
+                standbyDir.toString(),
                 "-R",
                 "-X",
                 "stream",
@@ -277,11 +319,12 @@ public final class PostgresCluster implements AutoCloseable {
         // read after postgresql.conf, and the last setting of a name wins: overrides the primary's port and the
         // primary_conninfo that pg_basebackup -R wrote, naming the standby for synchronous_standby_names
         append(
-                standby.resolve("postgresql.auto.conf"),
+                standbyDir.resolve("postgresql.auto.conf"),
                 "port = " + standbyPort,
+                "synchronous_standby_names = ''",
                 "primary_conninfo = 'host=127.0.0.1 port=" + primaryPort + " user=postgres application_name="
                         + STANDBY_NAME + "'");
-        startServer(standby);
+        startServer(standbyDir);
         awaitStandby("streaming", "state");
         if (replication == Replication.SYNC) {
             try (Connection c = connect(primaryPort, "postgres");
@@ -292,14 +335,6 @@ public final class PostgresCluster implements AutoCloseable {
             }
             awaitStandby("sync", "sync_state");
         }
-        String url = "jdbc:postgresql://127.0.0.1:" + primaryPort + ",127.0.0.1:" + standbyPort
-                + "/test?targetServerType=primary&hostRecheckSeconds=1&connectTimeout=2";
-        database = TestDatabases.probe(
-                "postgres-cluster-" + replication.name().toLowerCase(Locale.ROOT),
-                DatabaseKind.POSTGRES,
-                url,
-                "postgres",
-                null);
     }
 
     private void awaitStandby(String value, String column) throws SQLException {
@@ -335,21 +370,23 @@ public final class PostgresCluster implements AutoCloseable {
             }
             closed = true;
         }
-        for (String name : List.of("primary", "standby")) {
-            Path dataDir = dir(name);
+        for (int n = 1; n <= nodes; n++) {
+            Path dataDir = home.resolve("node" + n);
             if (postmasterPid(dataDir).isPresent()) {
                 try {
                     asPostgres(bin.resolve("pg_ctl").toString(), "-D", dataDir.toString(), "-m", "immediate", "stop");
                 } catch (Exception e) {
-                    LOG.warn("stopping the {} of {}: {}", name, this, e.toString());
+                    LOG.warn("stopping {} of {}: {}", dataDir, this, e.toString());
                 }
             }
         }
         deleteRecursively(home);
     }
 
-    private Path dir(String name) {
-        return home.resolve(name);
+    /** A data directory for the next node: {@code node1}, {@code node2}, … (each with its log beside it). */
+    private Path newNodeDir() {
+        nodes++;
+        return home.resolve("node" + nodes);
     }
 
     /** The postmaster's pid, when its {@code postmaster.pid} names a live process. */
@@ -393,8 +430,8 @@ public final class PostgresCluster implements AutoCloseable {
     /** The end of each server's log, for a failure message. */
     private String logTails() {
         StringBuilder out = new StringBuilder();
-        for (String name : List.of("primary", "standby")) {
-            Path log = home.resolve(name + ".log");
+        for (int n = 1; n <= nodes; n++) {
+            Path log = home.resolve("node" + n + ".log");
             try {
                 List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
                 out.append("\n--- ").append(log).append(" (end) ---\n");
