@@ -317,9 +317,13 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Records, fenced and committed, that an external call that cannot be undone is about to be made: processing →
      * sending. A row whose lease expires in the sending state is never handed out again; it goes to the unknown state
-     * for reconciliation ({@link #reclaimExpired()}).
+     * for reconciliation ({@link #reclaimExpired()}). With {@link ClaimQueueBuilder#sendDurability} other than
+     * {@code OFF}, returns only once a standby has flushed the mark, or the queue's wait is over (then {@code REQUIRE}
+     * throws, {@code WARN} logs).
      *
      * @throws ConfigurationException if the queue has no sending state
+     * @throws SendNotDurableException with {@link SendDurability#REQUIRE}, when no standby had the mark in time: do not
+     *     make the call; give the row back with {@link Outcome#retry}
      * @throws BatonException if called inside a host transaction (see {@link Baton}): the mark must commit before the
      *     call, and a connection of its own could wait forever on a lock the caller holds
      */

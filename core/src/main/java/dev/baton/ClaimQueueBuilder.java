@@ -43,6 +43,8 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     private String errorColumn = "last_error";
     private String ageColumn;
     private String orderKeyColumn;
+    private SendDurability sendDurability = SendDurability.OFF;
+    private Duration sendDurabilityWait = Duration.ZERO;
 
     ClaimQueueBuilder(Engine engine, String name) {
         this.engine = engine;
@@ -122,6 +124,29 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         return this;
     }
 
+    /**
+     * Whether {@link ClaimQueue#markSending} waits until a standby has the SENDING mark before it returns (default
+     * {@link SendDurability#OFF}): with {@link SendDurability#REQUIRE} a send starts only once a failover could not
+     * lose its mark, so a failover never makes it twice; with {@link SendDurability#WARN} it waits as long, then logs
+     * and sends. Needs {@link #nonIdempotentSink}.
+     *
+     * @param policy off, warn or require
+     * @param maxWait how long one mark may wait for a standby, 1 ms to 1 min (ignored for {@code OFF})
+     * @throws ConfigurationException if {@code maxWait} is out of range
+     */
+    public ClaimQueueBuilder<S> sendDurability(SendDurability policy, Duration maxWait) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (policy != SendDurability.OFF
+                && (maxWait.compareTo(Duration.ofMillis(1)) < 0 || maxWait.compareTo(Duration.ofMinutes(1)) > 0)) {
+            throw new ConfigurationException(
+                    "sendDurability maxWait must be 1 ms to 1 min, was " + maxWait + " (queue '" + name + "')");
+        }
+        this.sendDurability = policy;
+        this.sendDurabilityWait = maxWait;
+        return this;
+    }
+
     /** How long a claim holds a row (default 5 minutes), measured by the database clock; 1 s to 24 h. */
     public ClaimQueueBuilder<S> lease(Duration lease) {
         Objects.requireNonNull(lease, "lease");
@@ -186,6 +211,10 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         machine.checkTransition(claimable, processing);
         machine.checkTransition(processing, claimable);
         machine.checkTransition(processing, dead);
+        if (sending == null && sendDurability != SendDurability.OFF) {
+            throw new ConfigurationException("queue '" + name + "': sendDurability(" + sendDurability + ") needs"
+                    + " nonIdempotentSink(sending, unknown)");
+        }
         if (sending != null) {
             machine.checkTransition(processing, sending);
             machine.checkTransition(sending, unknown);
@@ -226,6 +255,8 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 nextAttemptColumn,
                 errorColumn,
                 ageColumn,
-                orderKeyColumn));
+                orderKeyColumn,
+                sendDurability,
+                sendDurabilityWait));
     }
 }

@@ -110,6 +110,15 @@ class BadInputTest {
                         InvalidIdentifierException.class,
                         () -> queue().ageColumn("a".repeat(64)).build()),
                 bad(
+                        "sendDurability without a non-idempotent sink",
+                        ConfigurationException.class,
+                        () -> queue().sendDurability(SendDurability.REQUIRE, Duration.ofSeconds(1))
+                                .build()),
+                bad("sendDurability waiting 0 ms", ConfigurationException.class, () -> queue().sendDurability(
+                                SendDurability.WARN, Duration.ZERO)),
+                bad("sendDurability waiting 2 minutes", ConfigurationException.class, () -> queue().sendDurability(
+                                SendDurability.REQUIRE, Duration.ofMinutes(2))),
+                bad(
                         "bulk transition guarded by a StateIn with a quote",
                         ConfigurationException.class,
                         () -> BATON.table("jobs")

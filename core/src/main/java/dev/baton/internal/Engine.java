@@ -219,10 +219,12 @@ public final class Engine {
         boolean lost = false;
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(transactional, lost ? afterLostReply : work);
+                return once(transactional, lost, lost ? afterLostReply : work);
             } catch (SQLException e) {
                 SqlError error = dialect.diagnostics().classify(e);
-                lost |= error.kind() == SqlError.Kind.CONNECTION_LOST;
+                // a read-only refusal counts as a lost reply too: an autocommit work's earlier statements may have
+                // committed before the server was fenced
+                lost |= error.failover();
                 if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
                     throw new DataAccessException(
                             operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);
@@ -247,63 +249,147 @@ public final class Engine {
         return !c.getAutoCommit() && OWN_TRANSACTION.get() != c;
     }
 
-    private <T> T once(boolean transactional, SqlWork<T> work) throws SQLException {
-        return once(transactional, work, null);
+    /**
+     * Runs {@code work} once on a borrowed connection. After a failover error ({@code afterFailover}) the connection
+     * is first asked whether its server still takes writes. A connection whose work fails with a failover error is
+     * aborted before it goes back to the pool, so that the pool drops it rather than hand it out again.
+     */
+    private <T> T once(boolean transactional, boolean afterFailover, SqlWork<T> work) throws SQLException {
+        return once(transactional, afterFailover, work, null);
     }
 
-    /** As {@link #once(boolean, SqlWork)}; marks {@code watch} just before the COMMIT is sent. */
-    private <T> T once(boolean transactional, SqlWork<T> work, @Nullable Attempt<T> watch) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            if (!transactional) {
-                if (!c.getAutoCommit()) {
-                    c.setAutoCommit(true);
+    /** As {@link #once(boolean, boolean, SqlWork)}; marks {@code watch} just before the COMMIT is sent. */
+    private <T> T once(boolean transactional, boolean afterFailover, SqlWork<T> work, @Nullable Attempt<T> watch)
+            throws SQLException {
+        try (Connection c = borrow(afterFailover)) {
+            try {
+                return run(c, transactional, work, watch);
+            } catch (SQLException | RuntimeException | Error e) {
+                if (failover(e)) {
+                    abort(c, e);
                 }
-                return work.run(c);
+                throw e;
             }
-            boolean restoreAutoCommit = c.getAutoCommit();
-            Connection physical = physical(c);
-            // pgjdbc answers getTransactionIsolation() with a server round trip (SHOW TRANSACTION ISOLATION LEVEL):
-            // asked once per physical connection found at READ COMMITTED, remembered while that connection lives
-            int isolation = readCommitted.containsKey(physical)
-                    ? Connection.TRANSACTION_READ_COMMITTED
-                    : c.getTransactionIsolation();
-            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            } else {
-                readCommitted.put(physical, Boolean.TRUE);
+        }
+    }
+
+    /** How many read-only connections one borrow aborts before it gives up and uses the next one as it is. */
+    private static final int MAX_READ_ONLY_EVICTIONS = 64;
+
+    /**
+     * A connection from the pool; after a failover error, one whose server takes writes: the pool may still hold
+     * connections to a demoted primary (or a fenced one), each of which would refuse the retry. Each such connection
+     * is aborted; after {@value #MAX_READ_ONLY_EVICTIONS} of them the next is used as it is (its refusal is then an
+     * attempt of the retry policy).
+     */
+    private Connection borrow(boolean afterFailover) throws SQLException {
+        Connection c = dataSource.getConnection();
+        if (!afterFailover) {
+            return c;
+        }
+        for (int evicted = 0; evicted < MAX_READ_ONLY_EVICTIONS; evicted++) {
+            boolean readOnly;
+            try {
+                readOnly = dialect.diagnostics().refusesWrites(c);
+            } catch (SQLException e) {
+                abort(c, e);
+                closeQuietly(c);
+                throw e;
+            }
+            if (!readOnly) {
+                return c;
+            }
+            log.debug("evicting a pooled connection whose server refuses writes (read-only after a failover)");
+            SQLException readOnlyServer = new SQLException("the connection's server is read-only");
+            abort(c, readOnlyServer);
+            closeQuietly(c);
+            c = dataSource.getConnection();
+        }
+        return c;
+    }
+
+    /** True when {@code failure} or a cause is an {@link SQLException} of a failover ({@link SqlError#failover()}). */
+    private boolean failover(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException e) {
+                return dialect.diagnostics().classify(e).failover();
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Aborts the connection ({@link Connection#abort}: the driver closes its socket), so that the pool finds it broken
+     * when it comes back and drops it (HikariCP evicts a connection whose reset fails with a connection error) rather
+     * than hand it out again to a server that is gone or no longer the writer.
+     */
+    private static void abort(Connection c, Throwable primary) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException a) {
+            primary.addSuppressed(a);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException x) {
+            log.debug("closing an aborted connection: {}", x.getMessage());
+        }
+    }
+
+    private <T> T run(Connection c, boolean transactional, SqlWork<T> work, @Nullable Attempt<T> watch)
+            throws SQLException {
+        if (!transactional) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return work.run(c);
+        }
+        boolean restoreAutoCommit = c.getAutoCommit();
+        Connection physical = physical(c);
+        // pgjdbc answers getTransactionIsolation() with a server round trip (SHOW TRANSACTION ISOLATION LEVEL):
+        // asked once per physical connection found at READ COMMITTED, remembered while that connection lives
+        int isolation = readCommitted.containsKey(physical)
+                ? Connection.TRANSACTION_READ_COMMITTED
+                : c.getTransactionIsolation();
+        if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        } else {
+            readCommitted.put(physical, Boolean.TRUE);
+        }
+        if (restoreAutoCommit) {
+            c.setAutoCommit(false);
+        }
+        boolean autoCommitRestored = false;
+        Connection outer = OWN_TRANSACTION.get();
+        OWN_TRANSACTION.set(c);
+        try {
+            T result = work.run(c);
+            if (watch != null) {
+                watch.committing = true;
             }
             if (restoreAutoCommit) {
-                c.setAutoCommit(false);
+                // JDBC commits when autocommit is switched back on: one round trip on MySQL/MariaDB (SET
+                // autocommit=1 commits) where COMMIT and then SET would take two; pgjdbc sends one COMMIT either
+                // way
+                c.setAutoCommit(true);
+                autoCommitRestored = true;
+            } else {
+                c.commit();
             }
-            boolean autoCommitRestored = false;
-            Connection outer = OWN_TRANSACTION.get();
-            OWN_TRANSACTION.set(c);
-            try {
-                T result = work.run(c);
-                if (watch != null) {
-                    watch.committing = true;
-                }
-                if (restoreAutoCommit) {
-                    // JDBC commits when autocommit is switched back on: one round trip on MySQL/MariaDB (SET
-                    // autocommit=1 commits) where COMMIT and then SET would take two; pgjdbc sends one COMMIT either
-                    // way
-                    c.setAutoCommit(true);
-                    autoCommitRestored = true;
-                } else {
-                    c.commit();
-                }
-                return result;
-            } catch (SQLException | RuntimeException | Error e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                if (outer == null) {
-                    OWN_TRANSACTION.remove();
-                } else {
-                    OWN_TRANSACTION.set(outer);
-                }
-                restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
+            return result;
+        } catch (SQLException | RuntimeException | Error e) {
+            rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            if (outer == null) {
+                OWN_TRANSACTION.remove();
+            } else {
+                OWN_TRANSACTION.set(outer);
             }
+            restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
         }
     }
 
@@ -502,11 +588,13 @@ public final class Engine {
         boolean withReceipt = receiptsPresent();
         long receipt = newReceipt();
         Attempt<T> inDoubt = null; // the attempt whose COMMIT reply was lost, while no later one has settled it
+        boolean afterFailover = false;
         for (int attempt = 1; ; attempt++) {
             Attempt<T> current = new Attempt<>();
             try {
                 T result = once(
                         true,
+                        afterFailover,
                         c -> {
                             try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
                                 if (withReceipt) {
@@ -538,6 +626,7 @@ public final class Engine {
                 inDoubt.afterCommit.forEach(Runnable::run);
                 return inDoubt.result;
             } catch (SQLException | RuntimeException e) {
+                afterFailover |= failover(e);
                 if (current.receiptWritten) {
                     inDoubt = null; // this attempt wrote the receipt: no earlier attempt committed
                 }

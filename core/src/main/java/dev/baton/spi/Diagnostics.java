@@ -17,6 +17,44 @@ public interface Diagnostics {
     SqlError classify(SQLException e);
 
     /**
+     * Whether the server behind {@code connection} refuses writes: a hot standby, a primary demoted by a failover, a
+     * server switched to read-only. Baton asks it of each connection it borrows after a {@linkplain SqlError#failover()
+     * failover error}, and aborts those that answer true (a pool keeps its connections to a demoted primary, which
+     * answers every write with a read-only error). Default: false, without a query.
+     *
+     * @param connection a connection just borrowed from the pool
+     * @throws SQLException if the server cannot be asked (the connection is then treated as lost)
+     */
+    default boolean refusesWrites(Connection connection) throws SQLException {
+        return false;
+    }
+
+    /**
+     * A position in the server's write-ahead log at or after everything this connection has committed, for {@link
+     * #standbysFlushedTo}: how Baton learns whether a SENDING mark would survive a failover ({@link
+     * dev.baton.SendDurability}). Asked on the connection that just committed the mark. Default: empty (the database
+     * cannot say), without a query.
+     *
+     * @param connection the connection that committed
+     * @throws SQLException if the server cannot be asked
+     */
+    default Optional<String> commitPosition(Connection connection) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
+     * How many standbys of this server have flushed its log up to {@code position} (from {@link #commitPosition}):
+     * standbys a failover could promote without losing what was committed before it. Default: 0, without a query.
+     *
+     * @param connection a connection to the server that gave the position
+     * @param position the position
+     * @throws SQLException if the server cannot be asked
+     */
+    default int standbysFlushedTo(Connection connection, String position) throws SQLException {
+        return 0;
+    }
+
+    /**
      * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
      * returns a description of the problem if not. The default checks nothing.
      *

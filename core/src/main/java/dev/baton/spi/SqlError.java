@@ -27,6 +27,13 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
         /** The connection is gone; the server rolled back whatever was not committed; retry on a new one. */
         CONNECTION_LOST,
         /**
+         * The server refused a write because it is read-only: a hot standby, a primary demoted by a failover, a
+         * server its operators switched to read-only to fence it (PostgreSQL 25006, MySQL and MariaDB 1290 and 1836,
+         * SQL Server 3906). The connection reaches a server that is no longer the writer: Baton aborts it, so that the
+         * pool does not hand it out again, and retries on a new one; never an attempt of the row, never a dead letter.
+         */
+        READ_ONLY,
+        /**
          * The statement names a column the table does not have (PostgreSQL 42703, MySQL and MariaDB 1054, SQL Server
          * 207): the table does not fit its binding; reported as a {@code SchemaMismatchException}, never retried.
          */
@@ -41,6 +48,8 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
     public static final SqlError TRANSIENT = new SqlError(Kind.TRANSIENT, null);
     /** A lost connection. */
     public static final SqlError CONNECTION_LOST = new SqlError(Kind.CONNECTION_LOST, null);
+    /** A write refused by a read-only server. */
+    public static final SqlError READ_ONLY = new SqlError(Kind.READ_ONLY, null);
 
     /** A unique violation of the named constraint (may be null when the server does not say). */
     public static SqlError uniqueViolation(String constraint) {
@@ -54,6 +63,14 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
 
     /** True for errors worth retrying on a fresh transaction. */
     public boolean retryable() {
-        return kind == Kind.TRANSIENT || kind == Kind.CONNECTION_LOST;
+        return kind == Kind.TRANSIENT || kind == Kind.CONNECTION_LOST || kind == Kind.READ_ONLY;
+    }
+
+    /**
+     * True for the errors of a failover ({@link Kind#CONNECTION_LOST}, {@link Kind#READ_ONLY}): the connection must
+     * not be used again, and the connections borrowed after it are asked whether their server still takes writes.
+     */
+    public boolean failover() {
+        return kind == Kind.CONNECTION_LOST || kind == Kind.READ_ONLY;
     }
 }

@@ -32,6 +32,8 @@ final class MySqlDiagnostics implements Diagnostics {
     private static final Pattern DUPLICATE_KEY = Pattern.compile("for key '([^']+)'");
     /** {@code Unknown column 'x' in 'field list'}, {@code Unknown column 't.x' in 'where clause'}. */
     private static final Pattern UNKNOWN_COLUMN = Pattern.compile("Unknown column '([^']+)'");
+    /** Error 1290: {@code The MariaDB server is running with the --read-only option so it cannot execute …}. */
+    private static final Pattern OPTION = Pattern.compile("running with the --([a-z_-]+) option");
     /** Connector/J and MariaDB Connector/J may send a binary value escaped, up to twice its size, plus the SQL. */
     private static final long PACKET_OVERHEAD = 64 * 1024;
 
@@ -87,6 +89,17 @@ final class MySqlDiagnostics implements Diagnostics {
                 case 1213, 1205, 1020, 3572, 1317 -> {
                     return SqlError.TRANSIENT;
                 }
+                // "running with the --read-only (or --super-read-only) option": a replica, or a primary fenced
+                // by a failover; 1290 also names other options (--skip-grant-tables, --secure-file-priv), which are
+                // not a failover
+                case 1290 -> {
+                    Matcher m = OPTION.matcher(String.valueOf(s.getMessage()));
+                    return !m.find() || m.group(1).contains("read") ? SqlError.READ_ONLY : SqlError.OTHER;
+                }
+                // "Running in read-only mode" (InnoDB read-only)
+                case 1836 -> {
+                    return SqlError.READ_ONLY;
+                }
                 // server gone, lost connection, connection killed, server shutdown
                 case 2006, 2013, 1927, 1053, 4031 -> {
                     return SqlError.CONNECTION_LOST;
@@ -104,6 +117,20 @@ final class MySqlDiagnostics implements Diagnostics {
             }
         }
         return SqlError.OTHER;
+    }
+
+    /**
+     * The server's {@code read_only} (which also covers MySQL's {@code super_read_only}, as setting it sets
+     * {@code read_only}): a replica or a primary fenced by a failover. A user with {@code READ_ONLY ADMIN} (MariaDB)
+     * or {@code CONNECTION_ADMIN} (MySQL) may still write there, but Baton asks only after a failover error, and a
+     * failover that leaves the old primary writable to some users would be one to fix, not to write through.
+     */
+    @Override
+    public boolean refusesWrites(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@GLOBAL.read_only")) {
+            return rs.next() && rs.getBoolean(1);
+        }
     }
 
     /**

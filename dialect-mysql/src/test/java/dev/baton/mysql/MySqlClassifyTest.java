@@ -37,6 +37,41 @@ class MySqlClassifyTest {
                 SqlError.CONNECTION_LOST,
                 d.diagnostics().classify(new SQLNonTransientConnectionException("Socket error")));
         assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Data too long", "22001", 1406)));
+        // a replica, or a primary fenced by a failover: evict the connection and retry, never the row's fault
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "The MariaDB server is running with the --read-only option so it cannot execute this"
+                                        + " statement",
+                                "HY000",
+                                1290)));
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "The MySQL server is running with the --super-read-only option so it cannot execute"
+                                        + " this statement",
+                                "HY000",
+                                1290)));
+        assertEquals(
+                SqlError.OTHER,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "The MariaDB server is running with the --skip-grant-tables option so it cannot"
+                                        + " execute this statement",
+                                "HY000",
+                                1290)),
+                "1290 for another option is not a failover");
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics().classify(new SQLException("Running in read-only mode", "HY000", 1836)));
+        for (int code : new int[] {2006, 2013}) {
+            assertEquals(
+                    SqlError.CONNECTION_LOST,
+                    d.diagnostics().classify(new SQLException("Server has gone away", "08S01", code)),
+                    "error " + code);
+        }
         assertEquals(
                 SqlError.undefinedColumn("paid_at"),
                 d.diagnostics().classify(new SQLException("Unknown column 'paid_at' in 'field list'", "42S22", 1054)));

@@ -1,6 +1,7 @@
 package dev.baton.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.spi.SqlError;
 import java.sql.SQLException;
@@ -25,6 +26,16 @@ class PostgresClassifyTest {
                 SqlError.CONNECTION_LOST,
                 d.diagnostics().classify(new SQLException("terminating connection", "57P01")));
         assertEquals(SqlError.CONNECTION_LOST, d.diagnostics().classify(new SQLException("I/O error", "08006")));
+        for (String state : new String[] {"57P01", "57P02", "57P03", "08000", "08003", "08006", "08001"}) {
+            assertTrue(d.diagnostics().classify(new SQLException("x", state)).failover(), state);
+        }
+        // a hot standby or a demoted (or fenced) primary
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics()
+                        .classify(
+                                new SQLException("ERROR: cannot execute UPDATE in a read-only transaction", "25006")));
+        assertTrue(SqlError.READ_ONLY.retryable() && SqlError.READ_ONLY.failover());
         assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("syntax error", "42601")));
         assertEquals(
                 SqlError.undefinedColumn("paid_at"),

@@ -180,6 +180,19 @@ final class SqlServerDiagnostics implements Diagnostics {
         return problems;
     }
 
+    /** The current database's updateability (learn.microsoft.com, DATABASEPROPERTYEX). */
+    static final String UPDATEABILITY_SQL =
+            "SELECT CAST(DATABASEPROPERTYEX(DB_NAME(), 'Updateability') AS NVARCHAR(20))";
+
+    /** A database that is {@code READ_ONLY}: a readable secondary, or one set read-only to fence it. */
+    @Override
+    public boolean refusesWrites(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(UPDATEABILITY_SQL)) {
+            return rs.next() && "READ_ONLY".equalsIgnoreCase(rs.getString(1));
+        }
+    }
+
     @Override
     public SqlError classify(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -211,6 +224,11 @@ final class SqlServerDiagnostics implements Diagnostics {
                 // replica; a new connection through the listener reaches the new primary
                 case 976, 983 -> {
                     return SqlError.CONNECTION_LOST;
+                }
+                // the database is read-only: a readable secondary reached without ApplicationIntent, or a database
+                // set READ_ONLY to fence it
+                case 3906 -> {
+                    return SqlError.READ_ONLY;
                 }
                 default -> {}
             }

@@ -56,6 +56,13 @@ class SqlServerClassifyTest {
                     d.diagnostics().classify(new SQLException("error " + code, "S0001", code)),
                     "error " + code);
         }
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Failed to update database \"orders\" because the database is read-only.",
+                                "S0001",
+                                3906)));
         for (int code : new int[] {976, 983}) {
             assertEquals(
                     SqlError.CONNECTION_LOST,

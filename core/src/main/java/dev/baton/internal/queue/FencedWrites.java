@@ -7,6 +7,8 @@ import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.OutcomeInDoubtException;
+import dev.baton.SendDurability;
+import dev.baton.SendNotDurableException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.SqlWork;
@@ -26,11 +28,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The writes under a claim, each fenced by the claim's token and the held states ({@code WHERE id = ? AND token = ?
@@ -41,6 +46,8 @@ import java.util.function.Function;
  * @param <S> the enum of states
  */
 public final class FencedWrites<S extends Enum<S>> {
+    private static final Logger log = LoggerFactory.getLogger(FencedWrites.class);
+
     /** The largest error text stored with a retry or dead letter; longer texts are cut. */
     public static final int MAX_ERROR_LENGTH = 1000;
 
@@ -226,12 +233,45 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.add(row.token());
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
-        return shape.engine
-                .autocommit(
-                        "mark sending in queue '" + shape.name + "'",
-                        c -> run(c, List.of(p)),
-                        c -> runAfterLostReply(c, List.of(p)))
-                .get(0);
+        SendDurability policy = shape.def.sendDurability();
+        if (policy == SendDurability.OFF) {
+            return shape.engine
+                    .autocommit(
+                            "mark sending in queue '" + shape.name + "'",
+                            c -> run(c, List.of(p)),
+                            c -> runAfterLostReply(c, List.of(p)))
+                    .get(0);
+        }
+        // the standbys are asked on the connection that wrote (or, after a lost reply, found) the mark: another
+        // pooled connection may already reach another server
+        Marked<S> marked = shape.engine.autocommit(
+                "mark sending in queue '" + shape.name + "'",
+                c -> durable(c, run(c, List.of(p)).get(0)),
+                c -> durable(c, runAfterLostReply(c, List.of(p)).get(0)));
+        if (marked.notDurable().isPresent()) {
+            String reason = marked.notDurable().get();
+            if (policy == SendDurability.REQUIRE) {
+                throw new SendNotDurableException(shape.name, row.id(), reason);
+            }
+            log.warn(
+                    "queue '{}': the SENDING mark of row {} is not known durable on a standby ({}); sending anyway"
+                            + " (sendDurability WARN)",
+                    shape.name,
+                    row.id(),
+                    reason);
+        }
+        return marked.result();
+    }
+
+    /** A mark's result, and why it is not known durable on a standby (empty when it is, or was not written). */
+    private record Marked<S extends Enum<S>>(LeaseResult<S> result, Optional<String> notDurable) {}
+
+    private Marked<S> durable(Connection c, LeaseResult<S> result) throws SQLException {
+        if (!result.done()) {
+            return new Marked<>(result, Optional.empty());
+        }
+        return new Marked<>(
+                result, MarkDurability.await(c, shape.dialect.diagnostics(), shape.def.sendDurabilityWait()));
     }
 
     /**

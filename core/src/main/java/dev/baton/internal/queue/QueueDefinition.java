@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.Condition;
 import dev.baton.RetryPolicy;
+import dev.baton.SendDurability;
 import dev.baton.StateMachine;
 import dev.baton.internal.Engine;
 import java.time.Duration;
@@ -36,7 +37,9 @@ public record QueueDefinition<S extends Enum<S>>(
         String nextAttemptColumn,
         String errorColumn,
         String ageColumn,
-        String orderKeyColumn) {
+        String orderKeyColumn,
+        SendDurability sendDurability,
+        Duration sendDurabilityWait) {
     /** Copies the lists; an empty order means the id column. */
     public QueueDefinition {
         eligible = List.copyOf(eligible);

@@ -243,6 +243,63 @@ public abstract class AbstractVerifyCompatibilityTest extends DatabaseSuite {
         assertInstanceOf(LeaseResult.Done.class, queue.complete(row, Sync.COMPLETED));
     }
 
+    /**
+     * Issue 24: on a loaded, analysed table where every row is eligible, the planner prefers walking the primary key
+     * (the first rows it meets are claimable), and {@code verify()} refused the claim index it had suggested itself.
+     * Its advice must be one it accepts, loaded or empty; without a claim index it still refuses.
+     */
+    @Test
+    void theSuggestedIndexPassesVerifyOnALoadedAnalysedTable() throws SQLException {
+        String table = newTableName("vt_load");
+        ClaimQueue<Sync> queue = syncQueue(table);
+        run(List.of(queue.createTableSql().get(0)));
+        insertEligible(table, LOADED);
+        db.execute(db.kind().analyzeSql(table));
+
+        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, queue::verify);
+        assertEquals(List.of(queue.suggestedIndex()), e.ddl(), e.getMessage());
+        run(e.ddl());
+        db.execute(db.kind().analyzeSql(table));
+
+        queue.verify();
+        assertEquals(10, queue.claim(10).size());
+    }
+
+    /** The same with the README's claim index, {@code (sync_status, payment_status, id)}. */
+    @Test
+    void theReadmeClaimIndexPassesVerifyOnALoadedAnalysedTable() throws SQLException {
+        String table = newTableName("vt_readme");
+        ClaimQueue<Sync> queue = syncQueue(table);
+        run(List.of(queue.createTableSql().get(0)));
+        insertEligible(table, LOADED);
+        db.execute("CREATE INDEX ix_" + table + "_rd ON " + table + " (sync_status, payment_status, id)");
+        db.execute(db.kind().analyzeSql(table));
+
+        queue.verify();
+    }
+
+    private static final int LOADED = 20_000;
+
+    /** Inserts rows 1..count, all eligible (PAID, sync PENDING). */
+    private void insertEligible(String table, int count) throws SQLException {
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+                    + " (id, sync_status, payment_status, created_at) VALUES (?, " + Sync.PENDING.code() + ", "
+                    + Payment.PAID.code() + ", " + db.kind().now() + ")")) {
+                for (int id = 1; id <= count; id++) {
+                    ps.setLong(1, id);
+                    ps.addBatch();
+                    if (id % 1000 == 0) {
+                        ps.executeBatch();
+                    }
+                }
+                ps.executeBatch();
+            }
+            c.commit();
+        }
+    }
+
     private static void assertNamesTableAndColumn(SchemaMismatchException e, String table, String column) {
         assertTrue(e.getMessage().contains("table " + table + " "), e.getMessage());
         assertEquals(

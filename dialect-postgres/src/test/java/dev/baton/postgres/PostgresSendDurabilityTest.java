@@ -1,0 +1,102 @@
+package dev.baton.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.ClaimedRow;
+import dev.baton.Condition;
+import dev.baton.LeaseResult;
+import dev.baton.Outcome;
+import dev.baton.SendDurability;
+import dev.baton.SendNotDurableException;
+import dev.baton.StateTable;
+import dev.baton.testkit.compat.JobsTable;
+import dev.baton.testkit.compat.Payment;
+import dev.baton.testkit.compat.Sync;
+import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code sendDurability} without a failover: on a server with no standby (the local PostgreSQL) a mark is never known
+ * durable, so {@code REQUIRE} refuses the send (the row, SENDING and unsent, goes back with a retry) and {@code WARN}
+ * sends after its wait; on the writer of a primary with a streaming standby {@code REQUIRE} passes.
+ */
+class PostgresSendDurabilityTest {
+    private static final Duration WAIT = Duration.ofMillis(50);
+
+    @Test
+    void withoutAStandbyRequireRefusesTheSendAndTheRowGoesBackWithARetry() {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        try {
+            jobs.insert(1, 1, Payment.PAID);
+            ClaimQueue<Sync> q = queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.REQUIRE, WAIT);
+            ClaimedRow<Sync> row = q.claim(1).get(0);
+
+            SendNotDurableException e = assertThrows(SendNotDurableException.class, () -> q.markSending(row));
+            assertTrue(e.getMessage().contains("no standby"), e.getMessage());
+            assertEquals(Sync.SENDING, jobs.sync(1), "the mark is committed, only not known durable");
+
+            assertInstanceOf(LeaseResult.Done.class, q.apply(row, Outcome.retry("not durable")));
+            assertEquals(Sync.PENDING, jobs.sync(1));
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    @Test
+    void withoutAStandbyWarnSendsAfterItsWait() {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        try {
+            jobs.insert(1, 1, Payment.PAID);
+            ClaimQueue<Sync> q = queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.WARN, WAIT);
+            ClaimedRow<Sync> row = q.claim(1).get(0);
+            long start = System.nanoTime();
+
+            assertInstanceOf(LeaseResult.Done.class, q.markSending(row));
+
+            assertTrue(System.nanoTime() - start >= WAIT.toNanos(), "it waited for a standby first");
+            assertEquals(Sync.SENDING, jobs.sync(1));
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    @Test
+    void withAStreamingStandbyRequireLetsTheSendGo() {
+        TestDatabase db = TestServer.POSTGRES_STREAMING_ASYNC.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        try {
+            jobs.insert(1, 20, Payment.PAID);
+            // a wait a loaded machine's standby meets; it returns as soon as the standby has flushed the mark
+            ClaimQueue<Sync> q =
+                    queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.REQUIRE, Duration.ofSeconds(10));
+            for (ClaimedRow<Sync> row : q.claim(20)) {
+                assertInstanceOf(LeaseResult.Done.class, q.markSending(row));
+            }
+            assertEquals(20, jobs.countBySync().getOrDefault(Sync.SENDING, 0));
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    private static ClaimQueue<Sync> queue(Baton baton, String table, SendDurability durability, Duration wait) {
+        StateTable<Payment> payments = baton.table(table).state("payment_status", Payment.MACHINE);
+        return baton.<Sync>queue("durable-" + table)
+                .table(table)
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .eligibleWhen(payments.is(Payment.PAID), Condition.isNull("third_party_guid"))
+                .deadState(Sync.FAILED)
+                .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                .sendDurability(durability, wait)
+                .lease(Duration.ofMinutes(1))
+                .build();
+    }
+}
