@@ -55,7 +55,7 @@ public final class BulkTransition<S extends Enum<S>> {
     /**
      * Also sets {@code column = value} on every moved row.
      *
-     * @throws InvalidIdentifierException for a bad column name
+     * @throws InvalidIdentifierException for a bad column name, or one longer than the database allows (before any SQL)
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> set(String column, @Nullable Object value) {
@@ -70,7 +70,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * the session's or the JVM's zone. A MySQL {@code TIMESTAMP} column would store it as if it were the session zone's
      * wall clock: use {@code DATETIME(6)}.
      *
-     * @throws InvalidIdentifierException for a bad column name
+     * @throws InvalidIdentifierException for a bad column name, or one longer than the database allows (before any SQL)
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> setNow(String column) {
