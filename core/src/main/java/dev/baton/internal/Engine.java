@@ -458,10 +458,15 @@ public final class Engine {
             List<Runnable> afterCommit = new java.util.ArrayList<>();
             try {
                 T result = once(true, c -> {
+                    // the work is the caller's transaction, not Baton's own: an error that ends it (SQL Server's
+                    // XACT_ABORT) loses the caller's earlier writes, so inCallersTransaction must say so
+                    OWN_TRANSACTION.remove();
                     try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
                         T r = work.run(c);
                         afterCommit.addAll(bound.afterCommitActions());
                         return r;
+                    } finally {
+                        OWN_TRANSACTION.set(c);
                     }
                 });
                 afterCommit.forEach(Runnable::run);
