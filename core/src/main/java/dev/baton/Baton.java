@@ -123,20 +123,24 @@ public final class Baton {
     /**
      * Idempotency keys in {@code table} ({@code table} or {@code schema.table}; default name
      * {@link IdempotencyKeys#DEFAULT_TABLE}), with {@link IdempotencyKeys.Options#defaults()}. Connects once on MySQL
-     * and MariaDB to check that values are stored exactly (strict {@code sql_mode}).
+     * and MariaDB to check that values are stored exactly (strict {@code sql_mode}), and once more there to check that
+     * an existing table has the upgrade file {@code V4__baton_idempotency_keys_utc_datetime.sql}.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
      * @throws ConfigurationException if the database would not store values exactly
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public IdempotencyKeys idempotencyKeys(String table) {
         return new IdempotencyKeys(engine, table, IdempotencyKeys.Options.defaults());
     }
 
     /**
-     * Idempotency keys in {@code table} with the given options (lease, retention, limits).
+     * Idempotency keys in {@code table} with the given options (lease, retention, limits); checked as {@link
+     * #idempotencyKeys(String)} checks.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
      * @throws ConfigurationException if the database would not store values exactly
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public IdempotencyKeys idempotencyKeys(String table, IdempotencyKeys.Options options) {
         return new IdempotencyKeys(engine, table, java.util.Objects.requireNonNull(options, "options"));
@@ -144,8 +148,11 @@ public final class Baton {
 
     /**
      * An inbox in {@code table} ({@code table} or {@code schema.table}; default name {@link Inbox#DEFAULT_TABLE}).
+     * Connects once on MySQL and MariaDB, to check that an existing table has the upgrade file {@code
+     * V5__baton_inbox_utc_datetime.sql}.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public Inbox inbox(String table) {
         return new Inbox(engine, table);
@@ -158,15 +165,22 @@ public final class Baton {
 
     /**
      * The transactional outbox in {@code table} with default {@link Outbox.Options}. On MySQL and MariaDB this
-     * connects once to check strict mode.
+     * connects once to check strict mode, and once to check that an existing table has the upgrade file {@code
+     * V6__baton_outbox_utc_datetime.sql}.
      *
      * @throws ConfigurationException if the database would silently truncate payloads
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public Outbox outbox(String table) {
         return new Outbox(engine, table, Outbox.Options.defaults());
     }
 
-    /** The transactional outbox in {@code table} with the given options. */
+    /**
+     * The transactional outbox in {@code table} with the given options; checked as {@link #outbox(String)} checks.
+     *
+     * @throws ConfigurationException if the database would silently truncate payloads
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
+     */
     public Outbox outbox(String table, Outbox.Options options) {
         return new Outbox(engine, table, options);
     }
