@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.BatonInterceptor;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
+import dev.baton.ReadOnlyTransactionException;
 import dev.baton.RetryPolicy;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
@@ -136,7 +137,16 @@ public final class Engine {
         if (host == null) {
             return own.get();
         }
+        refuseReadOnly(operation, host);
         return joined(operation, host, callerForm::apply);
+    }
+
+    /** Refuses a write in a read-only host transaction, before any SQL. */
+    private static void refuseReadOnly(String operation, HostTransaction host) {
+        if (host.readOnly()) {
+            throw new ReadOnlyTransactionException(operation + " would write in the caller's read-only transaction;"
+                    + " run it in a read-write transaction");
+        }
     }
 
     /**
@@ -315,6 +325,10 @@ public final class Engine {
 
     /** Runs a batch as {@link #batchUpdate(String, BatchUpdate, Object[])}, with a work for after a lost reply. */
     public <T> T batchUpdate(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            refuseReadOnly(operation, host);
+        }
         return !dialect.traits().batchUpdateIsAtomic()
                 ? transaction(operation, work, afterLostReply)
                 : autocommit(operation, work, afterLostReply);
