@@ -62,7 +62,12 @@ public final class Baton {
      * True when {@code failure} or one of its causes is a driver exception this database reports for a failure that a
      * new attempt of the whole transaction may not meet: deadlock, serialization failure, lock timeout, lost
      * connection. For callers who run and retry their own transactions (Baton retries its own), e.g. as the
-     * predicate of a retry policy around a host transaction. Thread-safe.
+     * predicate of a retry policy around a host transaction. Looks through causes and suppressed exceptions, and
+     * through what a framework throws when the rollback after the failure fails too: Spring then throws the rollback's
+     * failure in place of the original (keeping it as {@code TransactionSystemException.getApplicationException()},
+     * which is read, or only logging it, under {@code JpaTransactionManager}), and a rollback that failed because the
+     * pool had closed the connection ("Connection is closed", without an SQLState) counts as a lost connection: the
+     * transaction never committed and the server rolled it back. Thread-safe.
      *
      * @param failure any exception, e.g. a {@link DataAccessException} or Spring's {@code DataAccessException}; null
      *     gives false

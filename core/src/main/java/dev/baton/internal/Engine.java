@@ -16,8 +16,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -445,15 +447,66 @@ public final class Engine {
 
     /**
      * True when {@code failure} or one of its causes is an {@link SQLException} the dialect classifies as transient
-     * (deadlock, serialization failure, lock timeout) or as a lost connection.
+     * (deadlock, serialization failure, lock timeout) or as a lost connection; also found among suppressed exceptions,
+     * in the original failure a framework kept when its rollback failed, and as a closed connection in a rollback's
+     * failure.
      */
     public boolean isTransient(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException e && dialect.diagnostics().classify(e).retryable()) {
+        return transientIn(failure, false, Collections.newSetFromMap(new IdentityHashMap<>()));
+    }
+
+    /**
+     * Walks causes, suppressed exceptions and the application exception a framework kept beside the one it threw
+     * (Spring's {@code TransactionSystemException.getApplicationException()}: when the rollback fails too, Spring
+     * throws the rollback's failure in place of the original). A closed connection (a pool's "Connection is closed",
+     * without an SQLState) is a lost connection in the failure of a rollback: the transaction never committed, and its
+     * session is gone, so the server rolled it back.
+     */
+    private boolean transientIn(Throwable t, boolean inRollback, Set<Throwable> seen) {
+        if (t == null || !seen.add(t)) {
+            return false;
+        }
+        if (t instanceof SQLException e
+                && (dialect.diagnostics().classify(e).retryable() || inRollback && closedConnection(e))) {
+            return true;
+        }
+        boolean rollback = inRollback || mentionsRollback(t);
+        if (transientIn(t.getCause(), rollback, seen)) {
+            return true;
+        }
+        for (Throwable s : t.getSuppressed()) {
+            if (transientIn(s, mentionsRollback(s), seen)) {
                 return true;
             }
         }
-        return false;
+        return transientIn(applicationException(t), false, seen);
+    }
+
+    private static boolean mentionsRollback(Throwable t) {
+        String m = t.getMessage();
+        if (m == null) {
+            return false;
+        }
+        String lower = m.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("rollback") || lower.contains("roll back");
+    }
+
+    private static boolean closedConnection(SQLException e) {
+        String state = e.getSQLState();
+        String m = e.getMessage();
+        return (state == null || state.startsWith("08"))
+                && m != null
+                && m.toLowerCase(java.util.Locale.ROOT).contains("connection is closed");
+    }
+
+    /** The original failure a transaction framework kept when its rollback failed, or null. */
+    private static Throwable applicationException(Throwable t) {
+        try {
+            java.lang.reflect.Method m = t.getClass().getMethod("getApplicationException");
+            return m.getReturnType() == Throwable.class ? (Throwable) m.invoke(t) : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
