@@ -64,7 +64,12 @@ public final class Baton {
      * True when {@code failure} or one of its causes is a driver exception this database reports for a failure that a
      * new attempt of the whole transaction may not meet: deadlock, serialization failure, lock timeout, lost
      * connection. For callers who run and retry their own transactions (Baton retries its own), e.g. as the
-     * predicate of a retry policy around a host transaction. Thread-safe.
+     * predicate of a retry policy around a host transaction. Looks through causes and suppressed exceptions, and
+     * through what a framework throws when the rollback after the failure fails too: Spring then throws the rollback's
+     * failure in place of the original (keeping it as {@code TransactionSystemException.getApplicationException()},
+     * which is read, or only logging it, under {@code JpaTransactionManager}), and a rollback that failed because the
+     * pool had closed the connection ("Connection is closed", without an SQLState) counts as a lost connection: the
+     * transaction never committed and the server rolled it back. Thread-safe.
      *
      * @param failure any exception, e.g. a {@link DataAccessException} or Spring's {@code DataAccessException}; null
      *     gives false
@@ -134,20 +139,24 @@ public final class Baton {
     /**
      * Idempotency keys in {@code table} ({@code table} or {@code schema.table}; default name
      * {@link IdempotencyKeys#DEFAULT_TABLE}), with {@link IdempotencyKeys.Options#defaults()}. Connects once on MySQL
-     * and MariaDB to check that values are stored exactly (strict {@code sql_mode}).
+     * and MariaDB to check that values are stored exactly (strict {@code sql_mode}), and once more there to check that
+     * an existing table has the upgrade file {@code V4__baton_idempotency_keys_utc_datetime.sql}.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
      * @throws ConfigurationException if the database would not store values exactly
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public IdempotencyKeys idempotencyKeys(String table) {
         return new IdempotencyKeys(engine, table, IdempotencyKeys.Options.defaults());
     }
 
     /**
-     * Idempotency keys in {@code table} with the given options (lease, retention, limits).
+     * Idempotency keys in {@code table} with the given options (lease, retention, limits); checked as {@link
+     * #idempotencyKeys(String)} checks.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
      * @throws ConfigurationException if the database would not store values exactly
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public IdempotencyKeys idempotencyKeys(String table, IdempotencyKeys.Options options) {
         return new IdempotencyKeys(engine, table, java.util.Objects.requireNonNull(options, "options"));
@@ -155,8 +164,11 @@ public final class Baton {
 
     /**
      * An inbox in {@code table} ({@code table} or {@code schema.table}; default name {@link Inbox#DEFAULT_TABLE}).
+     * Connects once on MySQL and MariaDB, to check that an existing table has the upgrade file {@code
+     * V5__baton_inbox_utc_datetime.sql}.
      *
      * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public Inbox inbox(String table) {
         return new Inbox(engine, table);
@@ -177,15 +189,22 @@ public final class Baton {
 
     /**
      * The transactional outbox in {@code table} with default {@link Outbox.Options}. On MySQL and MariaDB this
-     * connects once to check strict mode.
+     * connects once to check strict mode, and once to check that an existing table has the upgrade file {@code
+     * V6__baton_outbox_utc_datetime.sql}.
      *
      * @throws ConfigurationException if the database would silently truncate payloads
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
      */
     public Outbox outbox(String table) {
         return new Outbox(engine, table, Outbox.Options.defaults());
     }
 
-    /** The transactional outbox in {@code table} with the given options. */
+    /**
+     * The transactional outbox in {@code table} with the given options; checked as {@link #outbox(String)} checks.
+     *
+     * @throws ConfigurationException if the database would silently truncate payloads
+     * @throws SchemaMismatchException if the existing table lacks that upgrade, naming the file
+     */
     public Outbox outbox(String table, Outbox.Options options) {
         return new Outbox(engine, table, options);
     }

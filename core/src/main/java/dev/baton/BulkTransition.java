@@ -55,7 +55,7 @@ public final class BulkTransition<S extends Enum<S>> {
     /**
      * Also sets {@code column = value} on every moved row.
      *
-     * @throws InvalidIdentifierException for a bad column name
+     * @throws InvalidIdentifierException for a bad column name, or one longer than the database allows (before any SQL)
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> set(String column, @Nullable Object value) {
@@ -68,9 +68,9 @@ public final class BulkTransition<S extends Enum<S>> {
      * {@code timestamptz} column, an instant), {@code UTC_TIMESTAMP(6)} on MySQL and MariaDB and {@code
      * SYSUTCDATETIME()} on SQL Server (the UTC wall clock, for a {@code DATETIME(6)} or {@code datetime2} column), never
      * the session's or the JVM's zone. A MySQL {@code TIMESTAMP} column would store it as if it were the session zone's
-     * wall clock: use {@code DATETIME(6)}.
+     * wall clock: use {@code DATETIME(6)}; {@link StateTable#verify(String...) verify(column)} refuses such a column.
      *
-     * @throws InvalidIdentifierException for a bad column name
+     * @throws InvalidIdentifierException for a bad column name, or one longer than the database allows (before any SQL)
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> setNow(String column) {

@@ -52,7 +52,8 @@ public sealed interface Condition {
      * datetimeoffset}) or hold UTC ({@code DATETIME}, {@code datetime2}); {@code verify()} of a queue refuses the
      * types that cannot (PostgreSQL {@code timestamp}, MySQL {@code TIMESTAMP}, SQL Server {@code datetime}) and
      * defaults that fill a local wall clock (SQL Server {@code GETDATE()} or {@code SYSDATETIME()}, MySQL {@code
-     * CURRENT_TIMESTAMP} in a {@code DATETIME}), naming the UTC default to use.
+     * CURRENT_TIMESTAMP} in a {@code DATETIME}), naming the UTC default to use, and so does a host table's {@link
+     * StateTable#verify(String...) verify(column)} for the columns it is given: pass the column to it at start-up.
      *
      * @throws ConfigurationException if {@code age} is negative or over {@link #MAX_AGE}
      */
@@ -67,7 +68,8 @@ public sealed interface Condition {
 
     /**
      * {@code (column IS NULL OR column <= database now)}: a due time that has come (or none set). Compared with the
-     * database's UTC clock, like {@link #olderThan}: the column must be zone-aware or hold UTC.
+     * database's UTC clock, like {@link #olderThan}: the column must be zone-aware or hold UTC, which a queue's {@code
+     * verify()} and a host table's {@link StateTable#verify(String...) verify(column)} check.
      */
     static Condition due(String column) {
         return new Due(Identifiers.check(column));

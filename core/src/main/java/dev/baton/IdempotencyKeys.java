@@ -5,7 +5,9 @@ import dev.baton.internal.KeyText;
 import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.IdempotencyKeyStatements;
 import dev.baton.internal.tables.IdempotencyKeyStatements.Stored;
+import dev.baton.internal.tables.OwnTableUpgrades;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -74,6 +76,7 @@ public final class IdempotencyKeys {
             throw new ConfigurationException(
                     "idempotency keys in " + table + " would not be stored exactly: " + String.join("; ", problems));
         }
+        OwnTableUpgrades.require(engine, OwnTable.IDEMPOTENCY_KEYS, table);
     }
 
     /** The table name as configured. */

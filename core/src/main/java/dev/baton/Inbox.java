@@ -3,7 +3,9 @@ package dev.baton;
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
 import dev.baton.internal.tables.InboxStatements;
+import dev.baton.internal.tables.OwnTableUpgrades;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -49,6 +51,7 @@ public final class Inbox {
         this.engine = engine;
         this.table = table;
         this.statements = new InboxStatements(d, table);
+        OwnTableUpgrades.require(engine, OwnTable.INBOX, table);
     }
 
     /** The table name as configured. */

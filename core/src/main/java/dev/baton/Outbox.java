@@ -4,7 +4,9 @@ import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
 import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.OutboxStatements;
+import dev.baton.internal.tables.OwnTableUpgrades;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.spi.SqlError;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -186,6 +188,7 @@ public final class Outbox {
         if (!problems.isEmpty()) {
             throw new ConfigurationException("outbox " + table + ": " + String.join("; ", problems));
         }
+        OwnTableUpgrades.require(engine, OwnTable.OUTBOX, table);
     }
 
     /** The table. */

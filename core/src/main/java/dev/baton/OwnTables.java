@@ -66,6 +66,8 @@ public final class OwnTables {
 
     /**
      * Creates the outbox table ({@link #outboxDdl}) unless a table of that name exists; safe to call at every start.
+     * Leaves an existing table as it is; building the {@link Outbox} refuses one that lacks the dialect's time-column
+     * upgrade file, naming it.
      *
      * @return true if this call created the table, false if it existed
      */
@@ -75,7 +77,8 @@ public final class OwnTables {
 
     /**
      * Creates the idempotency-key table ({@link #idempotencyKeysDdl}) unless a table of that name exists; safe to call
-     * at every start, also from several processes at once. Does not check the columns of an existing table.
+     * at every start, also from several processes at once. Leaves an existing table as it is; building the {@link
+     * IdempotencyKeys} refuses one that lacks the dialect's time-column upgrade file, naming it.
      *
      * @return true if this call created the table, false if it existed
      * @throws InvalidIdentifierException if the name is not a plain identifier
@@ -87,7 +90,8 @@ public final class OwnTables {
 
     /**
      * Creates the inbox table ({@link #inboxDdl}) unless a table of that name exists; safe to call at every start,
-     * also from several processes at once. Does not check the columns of an existing table.
+     * also from several processes at once. Leaves an existing table as it is; building the {@link Inbox} refuses one
+     * that lacks the dialect's time-column upgrade file, naming it.
      *
      * @return true if this call created the table, false if it existed
      * @throws InvalidIdentifierException if the name is not a plain identifier

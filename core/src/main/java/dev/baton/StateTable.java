@@ -173,7 +173,12 @@ public final class StateTable<S extends Enum<S>> {
      * }</pre>
      *
      * For a missing column the DDL suggests a type: a timestamp for a name ending in {@code _at}, else short text;
-     * change it to the type you write. Runs on the data source; thread-safe.
+     * change it to the type you write. A timestamp column among them must compare right with the database's UTC clock
+     * (what {@link Condition#olderThan}, {@link Condition#due} and {@link Transition#setNow} use) whatever the session's
+     * time zone, as a claim queue's {@code verify()} requires of its time columns: a type whose values depend on the
+     * session zone (MySQL and MariaDB {@code TIMESTAMP}, PostgreSQL {@code timestamp} without time zone) and a default
+     * of a local wall clock (MySQL and MariaDB {@code DATETIME DEFAULT CURRENT_TIMESTAMP}) are refused with the DDL
+     * that fixes them. Runs on the data source; thread-safe.
      *
      * @param columnsUsed other columns the code writes or reads (the id and state columns are always checked)
      * @throws SchemaMismatchException listing every problem and the DDL that fixes it: for a missing table the whole
@@ -191,6 +196,11 @@ public final class StateTable<S extends Enum<S>> {
             check.requireUniqueKey(idColumn);
             check.requireStateColumn(stateColumn, machine);
             used.check(check, engine.dialect(), table);
+            for (String column : columnsUsed) {
+                // what queue.verify() checks for its time columns: olderThan, due and setNow compare and write the
+                // database's UTC clock, which a zone-dependent type or a local-clock default disagrees with
+                check.requireZoneSafeTimestamp(column, "time");
+            }
             check.throwIfProblems();
             return null;
         });

@@ -119,6 +119,27 @@ class BadInputTest {
                 bad("sendDurability waiting 2 minutes", ConfigurationException.class, () -> queue().sendDurability(
                                 SendDurability.REQUIRE, Duration.ofMinutes(2))),
                 bad(
+                        "transition set of a column longer than the database's limit",
+                        InvalidIdentifierException.class,
+                        () -> BATON.table("jobs")
+                                .state("status", MACHINE)
+                                .transition(1L, Job.PENDING, Job.PROCESSING)
+                                .set("a".repeat(64), 1)),
+                bad(
+                        "transition setNow of a column longer than the database's limit",
+                        InvalidIdentifierException.class,
+                        () -> BATON.table("jobs")
+                                .state("status", MACHINE)
+                                .transition(1L, Job.PENDING, Job.PROCESSING)
+                                .setNow("a".repeat(64))),
+                bad(
+                        "bulk transition set of a column longer than the database's limit",
+                        InvalidIdentifierException.class,
+                        () -> BATON.table("jobs")
+                                .state("status", MACHINE)
+                                .bulk(Job.PENDING, Job.PROCESSING)
+                                .set("a".repeat(64), 1)),
+                bad(
                         "bulk transition guarded by a StateIn with a quote",
                         ConfigurationException.class,
                         () -> BATON.table("jobs")
@@ -156,6 +177,11 @@ class BadInputTest {
                 new Condition.StateIn("status", List.of(1, 2L), List.of()).codes(),
                 "integer codes are stored as Long, as the machine stores them");
         queue().ageColumn("a".repeat(63)).build();
+        BATON.table("jobs")
+                .state("status", MACHINE)
+                .transition(1L, Job.PENDING, Job.PROCESSING)
+                .set("a".repeat(63), 1)
+                .setNow("b".repeat(63));
         assertEquals(0, DATA_SOURCE.connections());
     }
 

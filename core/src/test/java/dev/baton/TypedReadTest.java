@@ -49,6 +49,24 @@ class TypedReadTest {
         assertThrows(ClassCastException.class, () -> row("not-a-uuid", null).id(UUID.class));
     }
 
+    /** Issue 20 (correctness #12): only the canonical 36-character form is a UUID; the JDK's parser is lenient. */
+    @Test
+    void aUuidIsReadOnlyFromItsCanonicalForm() {
+        for (String lenient : new String[] {
+            "123e4567-e89b-12d3-a456-42661417400", // a digit short: the JDK reads ...-042661417400
+            "1-2-3-4-5",
+            " 123e4567-e89b-12d3-a456-426614174000",
+            "123e4567-e89b-12d3-a456-426614174000 ",
+            "123e4567-e89b-12d3-a456-0426614174000"
+        }) {
+            assertThrows(ClassCastException.class, () -> row(lenient, null).id(UUID.class), lenient);
+            assertThrows(ClassCastException.class, () -> row(1, lenient).get("v", UUID.class), lenient);
+        }
+        assertEquals(
+                UUID.fromString("123e4567-e89b-12d3-a456-426614174000"),
+                row("123E4567-E89B-12D3-A456-426614174000", null).id(UUID.class));
+    }
+
     @Test
     void valuesReadTypedAndNullStaysNull() {
         UUID u = UUID.randomUUID();

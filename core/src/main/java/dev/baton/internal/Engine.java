@@ -4,6 +4,7 @@ import dev.baton.BatonInterceptor;
 import dev.baton.BatonListener;
 import dev.baton.DataAccessException;
 import dev.baton.OutcomeInDoubtException;
+import dev.baton.ReadOnlyTransactionException;
 import dev.baton.RetryPolicy;
 import dev.baton.internal.tables.ReceiptStatements;
 import dev.baton.spi.BatchUpdate;
@@ -18,8 +19,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -168,7 +171,16 @@ public final class Engine {
         if (host == null) {
             return own.get();
         }
+        refuseReadOnly(operation, host);
         return joined(operation, host, callerForm::apply);
+    }
+
+    /** Refuses a write in a read-only host transaction, before any SQL. */
+    private static void refuseReadOnly(String operation, HostTransaction host) {
+        if (host.readOnly()) {
+            throw new ReadOnlyTransactionException(operation + " would write in the caller's read-only transaction;"
+                    + " run it in a read-write transaction");
+        }
     }
 
     /**
@@ -441,6 +453,10 @@ public final class Engine {
 
     /** Runs a batch as {@link #batchUpdate(String, BatchUpdate, Object[])}, with a work for after a lost reply. */
     public <T> T batchUpdate(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            refuseReadOnly(operation, host);
+        }
         return !dialect.traits().batchUpdateIsAtomic()
                 ? transaction(operation, work, afterLostReply)
                 : autocommit(operation, work, afterLostReply);
@@ -557,15 +573,66 @@ public final class Engine {
 
     /**
      * True when {@code failure} or one of its causes is an {@link SQLException} the dialect classifies as transient
-     * (deadlock, serialization failure, lock timeout) or as a lost connection.
+     * (deadlock, serialization failure, lock timeout) or as a lost connection; also found among suppressed exceptions,
+     * in the original failure a framework kept when its rollback failed, and as a closed connection in a rollback's
+     * failure.
      */
     public boolean isTransient(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException e && dialect.diagnostics().classify(e).retryable()) {
+        return transientIn(failure, false, Collections.newSetFromMap(new IdentityHashMap<>()));
+    }
+
+    /**
+     * Walks causes, suppressed exceptions and the application exception a framework kept beside the one it threw
+     * (Spring's {@code TransactionSystemException.getApplicationException()}: when the rollback fails too, Spring
+     * throws the rollback's failure in place of the original). A closed connection (a pool's "Connection is closed",
+     * without an SQLState) is a lost connection in the failure of a rollback: the transaction never committed, and its
+     * session is gone, so the server rolled it back.
+     */
+    private boolean transientIn(Throwable t, boolean inRollback, Set<Throwable> seen) {
+        if (t == null || !seen.add(t)) {
+            return false;
+        }
+        if (t instanceof SQLException e
+                && (dialect.diagnostics().classify(e).retryable() || inRollback && closedConnection(e))) {
+            return true;
+        }
+        boolean rollback = inRollback || mentionsRollback(t);
+        if (transientIn(t.getCause(), rollback, seen)) {
+            return true;
+        }
+        for (Throwable s : t.getSuppressed()) {
+            if (transientIn(s, mentionsRollback(s), seen)) {
                 return true;
             }
         }
-        return false;
+        return transientIn(applicationException(t), false, seen);
+    }
+
+    private static boolean mentionsRollback(Throwable t) {
+        String m = t.getMessage();
+        if (m == null) {
+            return false;
+        }
+        String lower = m.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("rollback") || lower.contains("roll back");
+    }
+
+    private static boolean closedConnection(SQLException e) {
+        String state = e.getSQLState();
+        String m = e.getMessage();
+        return (state == null || state.startsWith("08"))
+                && m != null
+                && m.toLowerCase(java.util.Locale.ROOT).contains("connection is closed");
+    }
+
+    /** The original failure a transaction framework kept when its rollback failed, or null. */
+    private static Throwable applicationException(Throwable t) {
+        try {
+            java.lang.reflect.Method m = t.getClass().getMethod("getApplicationException");
+            return m.getReturnType() == Throwable.class ? (Throwable) m.invoke(t) : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -596,6 +663,10 @@ public final class Engine {
                         true,
                         afterFailover,
                         c -> {
+                            // the work is the caller's transaction, not Baton's own: an error that ends it (SQL
+                            // Server's XACT_ABORT) loses the caller's earlier writes, so inCallersTransaction must say
+                            // so
+                            OWN_TRANSACTION.remove();
                             try (BoundTransactions.Bound bound = BoundTransactions.bind(dataSource, c)) {
                                 if (withReceipt) {
                                     if (!receipts.insert(c, receipt)) {
@@ -607,6 +678,8 @@ public final class Engine {
                                 current.afterCommit.addAll(bound.afterCommitActions());
                                 current.result = r;
                                 return r;
+                            } finally {
+                                OWN_TRANSACTION.set(c);
                             }
                         },
                         current);

@@ -73,16 +73,28 @@ public final class TypedValues {
             return null;
         }
         if (value instanceof String s && type == UUID.class) {
-            try {
-                return UUID.fromString(s.trim());
-            } catch (IllegalArgumentException notUuid) {
-                return null;
-            }
+            return canonicalUuid(s);
         }
         if (value instanceof UUID u && type == String.class) {
             return u.toString();
         }
         return null;
+    }
+
+    /**
+     * The UUID written in {@code s} in its canonical 36-character form (any case), or null. {@link UUID#fromString} is
+     * lenient: it reads {@code 1-2-3-4-5} and a truncated {@code …-42661417400} as UUIDs that name no row.
+     */
+    private static UUID canonicalUuid(String s) {
+        if (s.length() != 36) {
+            return null;
+        }
+        try {
+            UUID u = UUID.fromString(s);
+            return u.toString().equalsIgnoreCase(s) ? u : null;
+        } catch (IllegalArgumentException notUuid) {
+            return null;
+        }
     }
 
     private static boolean isIntegral(Number n) {

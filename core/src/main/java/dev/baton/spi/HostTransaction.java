@@ -17,6 +17,15 @@ public interface HostTransaction {
      */
     Connection connection() throws SQLException;
 
+    /**
+     * True when the transaction is read-only (for example Spring's {@code @Transactional(readOnly = true)}): Baton then
+     * refuses its writes before any SQL ({@link dev.baton.ReadOnlyTransactionException}) and still runs its reads in
+     * it. Default false.
+     */
+    default boolean readOnly() {
+        return false;
+    }
+
     /** Gives back a connection {@link #connection()} returned. Default: nothing to do. */
     default void release(Connection connection) {}
 

@@ -22,7 +22,8 @@ public interface HostTransactions {
 
     /**
      * The transaction the host has open on this thread for {@code dataSource}, or null when there is none (or when
-     * it is not one Baton may join, such as a read-only or non-transactional scope).
+     * it is not one Baton may join, such as a non-transactional scope). A read-only transaction is returned with
+     * {@link HostTransaction#readOnly()} true: Baton refuses its writes there.
      *
      * @param dataSource the data source as {@link #target} returned it
      */

@@ -108,6 +108,28 @@ class SqlServerXactAbortTest {
         assertEquals(List.of(UPDATE), r.take(), "no probe: Baton rolls its own transaction back");
     }
 
+    /**
+     * Issue 20 (correctness #13): the work of {@code Baton.inTransaction} is the caller's transaction; a violation that
+     * ended it must not come back as a {@code Conflict} while the work's later statements commit alone.
+     */
+    @Test
+    void insideInTransactionTheWorkIsTheCallersTransaction() {
+        SqlRecorder r = recorder(SqlServerDiagnostics.XACT_ABORT, 0);
+        Baton baton =
+                Baton.builder(r.dataSource()).dialect(new SqlServerDialect()).build();
+        StateTable<Payment> orders = baton.table("orders").state("payment_status", Payment.MACHINE);
+        TransactionRolledBackException e = assertThrows(
+                TransactionRolledBackException.class,
+                () -> baton.inTransaction(c -> orders.transition(1L, Payment.PENDING, Payment.PAID)
+                        .set("payment_transaction_id", "tx")
+                        .apply()));
+        assertEquals(2627, e.vendorCode());
+        assertEquals(
+                List.of(UPDATE, "SELECT CAST(@@OPTIONS & 16384 AS INT), XACT_STATE()"),
+                r.take(),
+                "the probe ran, once: a rolled-back transaction is not retried");
+    }
+
     @Test
     void aDoomedTransactionHasEndedToo() {
         assertTrue(SqlServerDiagnostics.transactionEnded(SqlServerDiagnostics.XACT_ABORT, 0));

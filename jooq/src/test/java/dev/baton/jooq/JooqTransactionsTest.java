@@ -26,8 +26,12 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.TransactionContext;
+import org.jooq.TransactionProvider;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DataSourceConnectionProvider;
 import org.jooq.impl.DefaultConfiguration;
+import org.jooq.impl.DefaultTransactionProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -230,5 +234,126 @@ class JooqTransactionsTest {
                 orders.transition(1, Pay.PENDING, Pay.PAID).apply());
         assertEquals(List.of("transition 1"), calls);
         assertEquals("PAID", status(1));
+    }
+
+    /**
+     * Issue 20 (correctness #7a): jOOQ calls {@code commitEnd} also when the COMMIT failed; the listener calls of the
+     * transaction were run then, for writes that were rolled back. PostgreSQL: a deferred unique key fails the COMMIT;
+     * both servers: the session is killed before the COMMIT.
+     */
+    @Test
+    void listenersNeverFireWhenTheCommitFails() {
+        if (db.kind() == DatabaseKind.POSTGRES) {
+            String deferred = ledger + "_d";
+            db.execute("CREATE TABLE " + deferred + " (k INT, CONSTRAINT " + deferred
+                    + "_k UNIQUE (k) DEFERRABLE INITIALLY DEFERRED)");
+            try {
+                assertThrows(
+                        org.jooq.exception.DataAccessException.class,
+                        () -> dsl.transaction(cfg -> {
+                            paidWithLedgerAndMessage(cfg.dsl(), 1);
+                            cfg.dsl().execute("INSERT INTO " + deferred + " (k) VALUES (1), (1)");
+                        }));
+            } finally {
+                db.dropTableIfExists(deferred);
+            }
+            assertEquals("PENDING", status(1));
+            assertEquals(List.of(), calls, "listener calls for a transaction whose COMMIT failed");
+        }
+        assertThrows(
+                RuntimeException.class,
+                () -> dsl.transaction(cfg -> {
+                    paidWithLedgerAndMessage(cfg.dsl(), 2);
+                    cfg.dsl().connection(c -> {
+                        try (Connection admin = db.connect()) {
+                            db.kind().terminate(c, admin);
+                        }
+                    });
+                }));
+        assertEquals("PENDING", status(2));
+        assertEquals(0, count(outbox.table()));
+        assertEquals(List.of(), calls, "listener calls for a transaction whose COMMIT failed");
+    }
+
+    /** jOOQ's default provider, failing where a test says: a nested commit (savepoint release), or every begin. */
+    static final class Failing implements TransactionProvider {
+        final TransactionProvider delegate;
+        final boolean nestedCommit;
+        final boolean begin;
+        int depth;
+
+        Failing(DataSource dataSource, boolean nestedCommit, boolean begin) {
+            this.delegate = new DefaultTransactionProvider(new DataSourceConnectionProvider(dataSource));
+            this.nestedCommit = nestedCommit;
+            this.begin = begin;
+        }
+
+        @Override
+        public void begin(TransactionContext ctx) {
+            if (begin) {
+                throw new org.jooq.exception.DataAccessException("begin refused");
+            }
+            delegate.begin(ctx);
+            depth++;
+        }
+
+        @Override
+        public void commit(TransactionContext ctx) {
+            if (nestedCommit && depth > 1) {
+                throw new org.jooq.exception.DataAccessException("savepoint release refused");
+            }
+            delegate.commit(ctx);
+            depth--;
+        }
+
+        @Override
+        public void rollback(TransactionContext ctx) {
+            if (depth > 0) {
+                delegate.rollback(ctx);
+                depth--;
+            }
+        }
+    }
+
+    private DSLContext dsl(TransactionProvider provider) {
+        return DSL.using(new DefaultConfiguration()
+                .set(dataSource)
+                .set(provider)
+                .set(db.kind() == DatabaseKind.POSTGRES ? SQLDialect.POSTGRES : SQLDialect.MARIADB)
+                .set(JooqTransactions.listener(dataSource)));
+    }
+
+    /**
+     * Issue 20 (correctness #7b): a nested commit that fails is followed by a rollback to its savepoint; the listener
+     * popped the nested entry at the commit and the outer one at the rollback, so Baton's later operations in the
+     * still open outer transaction ran on a connection of their own, and the nested calls were reported.
+     */
+    @Test
+    void aFailedNestedCommitLeavesTheOuterTransactionJoined() {
+        DSLContext failing = dsl(new Failing(dataSource, true, false));
+        int before = dataSource.borrowed.get();
+        failing.transaction(cfg -> {
+            assertThrows(org.jooq.exception.DataAccessException.class, () -> cfg.dsl()
+                    .transaction(inner -> paidWithLedgerAndMessage(inner.dsl(), 1)));
+            paidWithLedgerAndMessage(cfg.dsl(), 2);
+        });
+        assertEquals(1, dataSource.borrowed.get() - before, "connections borrowed by the transaction");
+        assertEquals(List.of("PENDING", "PAID"), List.of(status(1), status(2)));
+        assertEquals(List.of("transition 2"), calls);
+    }
+
+    /** Issue 20 (correctness #7b): a begin that fails makes the listener take no connection and leave nothing open. */
+    @Test
+    void aFailedBeginTakesNoConnection() {
+        DSLContext failing = dsl(new Failing(dataSource, false, true));
+        int before = dataSource.borrowed.get();
+        assertThrows(
+                org.jooq.exception.DataAccessException.class,
+                () -> failing.transaction(cfg -> paidWithLedgerAndMessage(cfg.dsl(), 1)));
+        assertEquals(0, dataSource.borrowed.get() - before, "connections borrowed by a transaction that never began");
+        assertInstanceOf(
+                TransitionResult.Applied.class,
+                orders.transition(1, Pay.PENDING, Pay.PAID).apply());
+        assertEquals(List.of("transition 1"), calls, "outside the failed transaction, at once");
     }
 }

@@ -130,4 +130,15 @@ public class Payments {
         failIf(fail);
         return r;
     }
+
+    /** The gateway callback, after {@code before} ran in the transaction (where a test kills the session). */
+    @Transactional
+    public TransitionResult<Pay> payAfter(long id, Runnable before) {
+        before.run();
+        TransitionResult<Pay> r = orders.transition(id, Pay.PENDING, Pay.PAID).apply();
+        if (r.applied()) {
+            ledger(id);
+        }
+        return r;
+    }
 }

@@ -11,6 +11,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.EnqueueResult;
 import dev.baton.LeaseResult;
+import dev.baton.ReadOnlyTransactionException;
 import dev.baton.ReceiveResult;
 import dev.baton.StateMachine;
 import dev.baton.TransitionResult;
@@ -26,6 +27,10 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.NestedTransactionNotSupportedException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Baton built with {@code Baton.builder(dataSource)} in a {@code @Bean} method, called inside {@code @Transactional}
@@ -264,5 +269,119 @@ class SpringTransactionsTest {
         assertInstanceOf(LeaseResult.Done.class, done);
         assertEquals(List.of("DONE", "READY"), List.of(jobState(1), jobState(2)));
         assertEquals(List.of(), f.recorder.calls, "caller forms fire no listeners");
+    }
+
+    private AbstractPlatformTransactionManager transactionManager() {
+        return f.context.getBean(AbstractPlatformTransactionManager.class);
+    }
+
+    /**
+     * Issue 20 (correctness #5): a manager set to {@code SYNCHRONIZATION_NEVER} binds its connection (and {@code
+     * JdbcTemplate} joins it); Baton joined nothing and committed its write on a connection of its own, which survived
+     * the rollback of the transaction it was called in.
+     */
+    @Test
+    void aTransactionWithoutSynchronizationIsJoined() {
+        f.orders(1);
+        AbstractPlatformTransactionManager tm = transactionManager();
+        tm.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+        TransactionTemplate never = new TransactionTemplate(tm);
+        TransitionResult<Pay> inside = inOneConnection(() -> never.execute(s -> {
+            f.payments.ledger(1);
+            TransitionResult<Pay> r =
+                    f.payments.orders().transition(1, Pay.PENDING, Pay.PAID).apply();
+            s.setRollbackOnly();
+            return r;
+        }));
+        assertInstanceOf(TransitionResult.Applied.class, inside);
+        assertEquals(0, f.count(f.names.ledger()), "the transaction's own write");
+        assertEquals("PENDING", f.status(1), "Baton's transition outlived the rollback of its transaction");
+        assertInstanceOf(
+                TransitionResult.Applied.class,
+                inOneConnection(() -> never.execute(s ->
+                        f.payments.orders().transition(1, Pay.PENDING, Pay.PAID).apply())));
+        assertEquals("PAID", f.status(1));
+    }
+
+    /**
+     * Issue 20 (correctness #6): listener calls made inside a {@code PROPAGATION_NESTED} scope that rolled back to its
+     * savepoint (its writes undone) never fire, whether the scope made the transaction's first Baton call or a later
+     * one; calls of a nested scope that completed fire after the commit.
+     */
+    @Test
+    void listenersOfANestedScopeRolledBackToItsSavepointNeverFire() {
+        f.orders(1, 2, 3, 4);
+        AbstractPlatformTransactionManager tm = transactionManager();
+        tm.setNestedTransactionAllowed(true);
+        TransactionTemplate nested = new TransactionTemplate(tm);
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        if (transactionManager.equals("JpaTransactionManager")) {
+            // Hibernate's JPA dialect has no savepoints: a nested scope is refused, so no listener call can outlive one
+            assertThrows(
+                    NestedTransactionNotSupportedException.class,
+                    () -> f.tx.executeWithoutResult(outer -> nested.executeWithoutResult(s -> {})));
+            return;
+        }
+        f.tx.executeWithoutResult(outer -> {
+            nested.executeWithoutResult(s -> {
+                assertTrue(f.payments
+                        .orders()
+                        .transition(1, Pay.PENDING, Pay.PAID)
+                        .apply()
+                        .applied());
+                s.setRollbackOnly();
+            });
+            assertTrue(f.payments
+                    .orders()
+                    .transition(2, Pay.PENDING, Pay.PAID)
+                    .apply()
+                    .applied());
+            nested.executeWithoutResult(s -> assertTrue(f.payments
+                    .orders()
+                    .transition(3, Pay.PENDING, Pay.PAID)
+                    .apply()
+                    .applied()));
+            nested.executeWithoutResult(s -> {
+                assertTrue(f.payments
+                        .orders()
+                        .transition(4, Pay.PENDING, Pay.PAID)
+                        .apply()
+                        .applied());
+                s.setRollbackOnly();
+            });
+        });
+        assertEquals(
+                List.of("PENDING", "PAID", "PAID", "PENDING"),
+                List.of(f.status(1), f.status(2), f.status(3), f.status(4)));
+        assertEquals(
+                List.of("transition Applied", "transition Applied"),
+                f.recorder.calls,
+                "listener calls for the transitions of orders 2 and 3 only");
+    }
+
+    /**
+     * Issue 20 (correctness #18): in a read-only transaction Baton's writes are refused with a typed error before any
+     * SQL (they failed at the database, or ran), and its reads join it.
+     */
+    @Test
+    void writesInAReadOnlyTransactionAreRefusedBeforeSql() {
+        f.orders(1);
+        TransactionTemplate readOnly = new TransactionTemplate(transactionManager());
+        readOnly.setReadOnly(true);
+        inOneConnection(() -> readOnly.execute(s -> {
+            assertThrows(ReadOnlyTransactionException.class, () -> f.payments
+                    .orders()
+                    .transition(1, Pay.PENDING, Pay.PAID)
+                    .apply());
+            assertThrows(
+                    ReadOnlyTransactionException.class,
+                    () -> f.payments.orders().bulk(Pay.PENDING, Pay.EXPIRED).apply());
+            assertThrows(ReadOnlyTransactionException.class, () -> f.payments.announceOnly(1));
+            assertEquals(java.util.Optional.of(Pay.PENDING), f.payments.orders().currentState(1));
+            return null;
+        }));
+        assertEquals("PENDING", f.status(1));
+        assertEquals(0, f.count(f.names.outbox()));
+        assertEquals(List.of(), f.recorder.calls);
     }
 }

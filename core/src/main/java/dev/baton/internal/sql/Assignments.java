@@ -75,6 +75,19 @@ public final class Assignments {
         return this;
     }
 
+    /**
+     * Refuses a column name longer than the database allows, before any SQL (rendering would refuse it only when the
+     * statement runs, after a connection was borrowed).
+     *
+     * @throws dev.baton.InvalidIdentifierException naming the column and the limit
+     */
+    public Assignments fitting(Dialect dialect) {
+        for (Assignment a : list) {
+            Identifiers.quote(dialect, a.column());
+        }
+        return this;
+    }
+
     /** {@code column} in lower case, the form {@link #refuse} compares. */
     public static String lower(String column) {
         return column.toLowerCase(Locale.ROOT);

@@ -67,12 +67,13 @@ public final class TableStatements<S extends Enum<S>> {
     }
 
     /**
-     * Refuses assignments to the id or state column.
+     * Refuses assignments to the id or state column, and columns whose names the database would refuse.
      *
      * @throws dev.baton.ConfigurationException naming the column
+     * @throws dev.baton.InvalidIdentifierException for a name longer than the dialect allows
      */
     public Assignments check(Assignments extra) {
-        return extra.refuse(managed, owner);
+        return extra.refuse(managed, owner).fitting(dialect);
     }
 
     /** A rendered transition: its SQL and the guard's bind values. */

@@ -54,7 +54,7 @@ public final class OwnTableSql {
         return List.copyOf(all);
     }
 
-    private static String read(URL script) {
+    static String read(URL script) {
         try (InputStream in = script.openStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

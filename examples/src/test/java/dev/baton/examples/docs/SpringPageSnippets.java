@@ -8,6 +8,7 @@ import dev.baton.TransitionResult;
 import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.spi.HostTransactions;
 import java.sql.Connection;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -84,6 +85,8 @@ final class SpringPageSnippets {
         RetryPolicy transientFailures = RetryPolicy.builder()
                 .predicate(baton::isTransient)
                 .maxRetries(4)
+                .delay(Duration.ofMillis(50)) // Spring's default: 1 s between attempts
+                .jitter(Duration.ofMillis(25))
                 .build();
         RetryTemplate retry = new RetryTemplate(transientFailures);
         return retry.invoke(

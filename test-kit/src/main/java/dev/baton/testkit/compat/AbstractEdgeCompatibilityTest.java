@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -473,6 +474,43 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
             if (bulk != null) {
                 bulk.close();
             }
+        }
+    }
+
+    /**
+     * Issue 20 (correctness #12): an id stored as text reads as a {@link UUID} only in the canonical 36-character form;
+     * the JDK's parser took a truncated id ({@code …-42661417400}) for {@code …-042661417400}, a UUID naming no row.
+     */
+    @Test
+    void aTextIdReadsAsAUuidOnlyInItsCanonicalForm() {
+        String table = TestDatabases.uniqueName("uuidq");
+        ClaimQueue<Sync> queue = baton.<Sync>queue("uuid-ids")
+                .table(table)
+                .id("id")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .lease(LEASE)
+                .build();
+        List<String> ddl = new ArrayList<>(queue.createTableSql());
+        ddl.set(0, ddl.get(0).replaceFirst("BIGINT|bigint", "VARCHAR(40)"));
+        db.execute(ddl.toArray(new String[0]));
+        try {
+            String canonical = "123e4567-e89b-12d3-a456-426614174000";
+            String truncated = "123e4567-e89b-12d3-a456-42661417400";
+            db.execute("INSERT INTO " + table + " (id, sync_status) VALUES ('" + canonical + "', 0), ('" + truncated
+                    + "', 0)");
+            List<ClaimedRow<Sync>> rows = queue.claim(2);
+            assertEquals(2, rows.size());
+            for (ClaimedRow<Sync> row : rows) {
+                if (row.id().equals(canonical)) {
+                    assertEquals(UUID.fromString(canonical), row.id(UUID.class));
+                } else {
+                    assertEquals(truncated, row.id());
+                    assertThrows(ClassCastException.class, () -> row.id(UUID.class), "the truncated id read as a UUID");
+                }
+            }
+        } finally {
+            db.dropTableIfExists(table);
         }
     }
 }

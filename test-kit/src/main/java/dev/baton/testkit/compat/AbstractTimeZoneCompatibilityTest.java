@@ -301,10 +301,83 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
         assertInstanceOf(EnqueueResult.Enqueued.class, outbox.enqueue(Message.of("t", "after the upgrade")));
     }
 
+    /**
+     * Issue 20 (correctness #4): an own table as the first release made it, never upgraded (MySQL and MariaDB: {@code
+     * TIMESTAMP(6)} columns, which this release's UTC clock misreads in each session's zone, so two services in
+     * different zones both start the same key) is refused when its object is built, naming the time-column upgrade
+     * file it lacks; the statements the refusal carries make it usable. A table the dialect ships no such upgrade for
+     * (PostgreSQL: {@code timestamptz} from the first file) is accepted.
+     */
+    @Test
+    void anOwnTableOfTheFirstReleaseIsRefusedNamingItsUpgradeFile() throws Exception {
+        Baton real = Baton.using(db.dataSource());
+        for (OwnTable which : OwnTable.values()) {
+            String table = newTable("v1" + which.ordinal());
+            for (String sql : shipped(dialect.ownTables().ddlScript(which).orElseThrow(), which.defaultName(), table)) {
+                db.execute(sql);
+            }
+            Runnable build = () -> {
+                switch (which) {
+                    case IDEMPOTENCY_KEYS -> real.idempotencyKeys(table);
+                    case INBOX -> real.inbox(table);
+                    case OUTBOX -> real.outbox(table);
+                }
+            };
+            List<URL> upgrades = dialect.ownTables().upgradeScripts(which).stream()
+                    .filter(u -> u.getPath().endsWith("_utc_datetime.sql"))
+                    .toList();
+            if (upgrades.isEmpty()) {
+                build.run();
+                continue;
+            }
+            SchemaMismatchException e = assertThrows(
+                    SchemaMismatchException.class, build::run, which + " of the first release was accepted");
+            for (URL upgrade : upgrades) {
+                String file = upgrade.getPath().substring(upgrade.getPath().lastIndexOf('/') + 1);
+                assertTrue(e.getMessage().contains("upgrade file " + file), e.getMessage());
+            }
+            db.execute(e.ddl().toArray(new String[0]));
+            build.run();
+        }
+    }
+
+    /**
+     * Issue 20 (correctness #3): {@code StateTable.verify(columns)} checks the time columns it is given as a queue's
+     * {@code verify()} checks its own: {@code olderThan}, {@code due} and {@code setNow} use the database's UTC clock,
+     * which a zone-dependent type (MySQL and MariaDB {@code TIMESTAMP}: in a session at -05:00 an order created a second
+     * ago looked 5 hours old to the expiry sweep) or a local-clock default disagrees with.
+     */
+    @Test
+    void verifyOfAHostTableRefusesTimeColumnsThatDependOnTheSessionZone() {
+        String table = newTable("vzone");
+        db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, payment_status INT NOT NULL,"
+                + " created_at " + db.kind().zoneUnsafeTimestampType() + " NULL, expires_at "
+                + db.kind().timestampType() + " NULL)");
+        StateTable<Payment> orders = Baton.using(db.dataSource()).table(table).state("payment_status", Payment.MACHINE);
+        orders.verify("expires_at");
+        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> orders.verify("created_at"));
+        assertTrue(e.getMessage().contains("time column created_at is "), e.getMessage());
+        assertEquals(1, e.ddl().size(), e.getMessage());
+        db.execute(db.kind().localClockDefaultSql(table, "expires_at"));
+        if (db.kind().localClockDefaultHoldsWallClock()) {
+            SchemaMismatchException local =
+                    assertThrows(SchemaMismatchException.class, () -> orders.verify("expires_at"));
+            assertTrue(local.getMessage().contains("time column expires_at defaults to "), local.getMessage());
+        } else {
+            orders.verify("expires_at");
+        }
+        orders.verify();
+    }
+
     // ---------------------------------------------------------------- fixtures
 
     /** A shipped file's statements, with {@code baton_outbox} (and the names derived from it) renamed to {@code table}. */
     private static List<String> shipped(URL file, String table) throws IOException {
+        return shipped(file, "baton_outbox", table);
+    }
+
+    /** A shipped file's statements, with {@code defaultName} (and the names derived from it) renamed to {@code table}. */
+    private static List<String> shipped(URL file, String defaultName, String table) throws IOException {
         String text;
         try (InputStream in = file.openStream()) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -318,7 +391,7 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
         }
         for (String sql : plain.toString().split(";")) {
             if (!sql.isBlank()) {
-                out.add(sql.strip().replace("baton_outbox", table));
+                out.add(sql.strip().replace(defaultName, table));
             }
         }
         return out;
