@@ -170,9 +170,9 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     /**
-     * Writes one outcome in autocommit mode. When the database refuses it (a constraint, a value out of range, a
-     * text the column cannot hold), the row is dead-lettered with the database's error instead, so that a poison
-     * outcome is neither lost silently nor handled again forever; a transient failure is thrown as before.
+     * Writes one outcome in autocommit mode. When the database refuses its values (a constraint, a value out of
+     * range, a text the column cannot hold), the row is dead-lettered with the database's error instead, so that a
+     * poison outcome is neither lost silently nor handled again forever; any other failure is thrown as before.
      */
     private List<LeaseResult<S>> isolated(Decision<S> d, Prepared<S> p) {
         String operation = "apply 1 outcome(s) in queue '" + shape.name + "'";
@@ -191,10 +191,16 @@ public final class FencedWrites<S extends Enum<S>> {
         }
     }
 
-    /** True when the failure is the database refusing the statement, not a lost connection or a transient error. */
+    /**
+     * True when the database refused the statement's own values (a data exception, an integrity or unique
+     * constraint): the row's fault, the same outcome would be refused again. A timeout, a cancel, a lost connection,
+     * a missing column, a permission or any error the dialect does not know is not: it is thrown, and the row is left
+     * to its lease (a statement timeout while a completion waited on a row lock must never dead-letter work that was
+     * done, which a requeue would then do again).
+     */
     private boolean refusedByDatabase(DataAccessException e) {
         return e.getCause() instanceof SQLException sql
-                && !shape.dialect.diagnostics().classify(sql).retryable();
+                && shape.dialect.diagnostics().classify(sql).refusesValues();
     }
 
     /** Extends the leases of {@code rows} in one transaction. */

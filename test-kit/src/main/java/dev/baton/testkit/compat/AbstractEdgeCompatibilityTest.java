@@ -247,6 +247,95 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
         return error.toString();
     }
 
+    /**
+     * A completion that waits on a row lock longer than the session's statement timeout (PostgreSQL 57014, MariaDB
+     * {@code max_statement_time}, MySQL's lock wait timeout) failed for no fault of the row: it is retried or thrown and
+     * the row left to its lease, never dead-lettered (issue 20 item 3; the handler's work was done, and a requeue of
+     * the dead row would do it again).
+     */
+    @Test
+    void aStatementTimeoutWhileACompletionWaitsOnARowLockNeverDeadLettersTheRow() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.jdbcUrl());
+        if (db.user() != null) {
+            config.setUsername(db.user());
+        }
+        if (db.password() != null) {
+            config.setPassword(db.password());
+        }
+        config.setMaximumPoolSize(4);
+        config.setConnectionInitSql(
+                switch (db.kind()) {
+                    case POSTGRES -> "SET statement_timeout = 1000";
+                    case MARIADB -> "SET SESSION max_statement_time = 1";
+                    default -> "SET SESSION innodb_lock_wait_timeout = 1";
+                });
+        try (HikariDataSource timed = new HikariDataSource(config)) {
+            ClaimQueue<Sync> q = jobs.queue(Baton.using(timed), LEASE);
+            jobs.insert(1, 3, Payment.PAID);
+            List<ClaimedRow<Sync>> rows = byId(q.claim(3));
+            assertEquals(3, rows.size());
+            // one completion alone (autocommit), then two outcomes of the claim together (one transaction)
+            List<Object> results = new ArrayList<>();
+            results.add(whileLocked(List.of(1L), () -> List.of(q.complete(rows.get(0), Sync.COMPLETED))));
+            results.add(whileLocked(
+                    List.of(2L, 3L),
+                    () -> q.applyAll(List.of(
+                            new Decision<>(rows.get(1), Outcome.<Sync>complete(Sync.COMPLETED)),
+                            new Decision<>(rows.get(2), Outcome.<Sync>retry("again"))))));
+            for (long id = 1; id <= 3; id++) {
+                Sync state = jobs.sync(id);
+                assertNotEquals(
+                        Sync.FAILED,
+                        state,
+                        "row " + id + " dead-lettered by a statement timeout; results " + results + ", last_error "
+                                + jobs.get(id, "last_error"));
+            }
+            for (Object r : results) {
+                if (r instanceof List<?> done) {
+                    for (Object d : done) {
+                        assertInstanceOf(LeaseResult.Done.class, d, "written once the lock went: " + results);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs {@code write} while another transaction holds the rows {@code ids} locked for 1.6 s; returns its results or
+     * the exception it threw.
+     */
+    private Object whileLocked(List<Long> ids, java.util.function.Supplier<List<LeaseResult<Sync>>> write)
+            throws Exception {
+        java.sql.Connection holder = db.connect();
+        holder.setAutoCommit(false);
+        try (java.sql.Statement s = holder.createStatement()) {
+            StringBuilder in = new StringBuilder();
+            for (long id : ids) {
+                in.append(in.length() == 0 ? "" : ", ").append(id);
+            }
+            s.executeQuery("SELECT id FROM " + jobs.name() + " WHERE id IN (" + in + ") FOR UPDATE")
+                    .close();
+        }
+        Thread release = new Thread(() -> {
+            try {
+                Thread.sleep(1600);
+                holder.commit();
+                holder.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        release.start();
+        try {
+            return write.get();
+        } catch (RuntimeException e) {
+            return e; // thrown, not dead-lettered: the row is left to its lease
+        } finally {
+            release.join();
+        }
+    }
+
     // ---- 3. crashes dead-letter
 
     @Test
