@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.ClaimedRow;
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
+import dev.baton.DeadRow;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
@@ -184,8 +185,10 @@ public final class FencedWrites<S extends Enum<S>> {
             if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
-            Prepared<S> dead =
-                    deadLetter(d.row(), "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
+            // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
+            String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
+            Prepared<S> dead = deadLetter(
+                    d.row(), prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
             return shape.engine.autocommit(
                     "dead-letter a refused outcome in queue '" + shape.name + "'", c -> run(c, List.of(dead)));
         }
@@ -288,7 +291,7 @@ public final class FencedWrites<S extends Enum<S>> {
                         + shape.in(List.of(shape.unknown)).sql());
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.dead));
-        binds.add(truncate(error));
+        binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + error)); // the reconciler could not tell: maybe sent
         binds.add(id);
         binds.addAll(shape.in(List.of(shape.unknown)).binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
