@@ -560,14 +560,38 @@ public final class ClaimQueue<S extends Enum<S>> {
      * one move out of it, made by an operator, and it needs no {@code allow(dead, claimable)}. Autocommit, on the data
      * source; thread-safe.
      *
+     * <p>On a queue {@link ClaimQueueBuilder#orderedPerKey ordered per key}, a dead row holds its key: the later rows
+     * of the key wait behind it until it is requeued (it is then claimed before them, so the order per key is kept) or
+     * deleted.
+     *
      * @return {@link TransitionResult.Applied} when this call requeued the row; {@link TransitionResult.AlreadyInTarget}
      *     when it is claimable already (another operator requeued it); {@link TransitionResult.Rejected} with the
      *     state it is in when it is not dead; {@link TransitionResult.NotFound}; {@link TransitionResult.InDoubt} when
-     *     the connection was lost after the update was sent and the row is claimable now
+     *     the connection was lost after the update was sent and the row is claimable now; {@link
+     *     TransitionResult.Rejected} with the dead state itself when the row {@link DeadRow#mayHaveBeenSent() may have
+     *     been sent} (see {@link #requeueDead(Object, DeadRow.Requeue)})
      */
     public TransitionResult<S> requeueDead(Object id) {
+        return requeueDead(id, DeadRow.Requeue.UNLESS_MAYBE_SENT);
+    }
+
+    /**
+     * {@link #requeueDead(Object)}, saying which dead rows may move. On a queue with a {@link
+     * ClaimQueueBuilder#nonIdempotentSink non-idempotent sink} a row can be dead after its send may have happened (the
+     * reconciler's {@code deadLetter} verdict, or a completion the database refused after the send): its error starts
+     * with {@link DeadRow#MAY_HAVE_BEEN_SENT}, and a requeue would send it again. Such a row is requeued only with
+     * {@link DeadRow.Requeue#EVEN_IF_MAYBE_SENT}, once the operator has checked with the receiver; otherwise it stays
+     * dead and the result is {@link TransitionResult.Rejected} with the dead state.
+     *
+     * @param id the row's id
+     * @param which {@link DeadRow.Requeue#UNLESS_MAYBE_SENT} (what {@link #requeueDead(Object)} does) or {@link
+     *     DeadRow.Requeue#EVEN_IF_MAYBE_SENT}
+     * @return as {@link #requeueDead(Object)}
+     */
+    public TransitionResult<S> requeueDead(Object id, DeadRow.Requeue which) {
         Objects.requireNonNull(id, "id");
-        return deadLetters.requeue(id);
+        Objects.requireNonNull(which, "which");
+        return deadLetters.requeue(id, which);
     }
 
     /**
@@ -575,11 +599,26 @@ public final class ClaimQueue<S extends Enum<S>> {
      * bounded statement that skips rows other transactions hold locked; call it again until it returns fewer rows than
      * {@code limit} to requeue them all.
      *
+     * <p>Rows that {@link DeadRow#mayHaveBeenSent() may have been sent} are skipped (they stay dead; see {@link
+     * #requeueAllDead(int, DeadRow.Requeue)}).
+     *
      * @return the rows requeued ({@link BulkResult#countInDoubt()} when the reply was lost and the statement ran again)
      * @throws ConfigurationException if {@code limit} is outside 1..{@link #maxBatchSize()} (before any SQL)
      */
     public BulkResult requeueAllDead(int limit) {
-        return deadLetters.requeueAll(limit);
+        return requeueAllDead(limit, DeadRow.Requeue.UNLESS_MAYBE_SENT);
+    }
+
+    /**
+     * {@link #requeueAllDead(int)}, saying which dead rows may move: {@link DeadRow.Requeue#EVEN_IF_MAYBE_SENT}
+     * requeues rows that may have been sent too, and a non-idempotent sink may act twice for them.
+     *
+     * @return the rows requeued
+     * @throws ConfigurationException if {@code limit} is outside 1..{@link #maxBatchSize()} (before any SQL)
+     */
+    public BulkResult requeueAllDead(int limit, DeadRow.Requeue which) {
+        Objects.requireNonNull(which, "which");
+        return deadLetters.requeueAll(limit, which);
     }
 
     private void checkQueue(ClaimedRow<S> row) {

@@ -176,7 +176,8 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
 
     /**
      * Claims rows that share a value of {@code keyColumn} one at a time, in id order: a row is not claimed while an
-     * earlier row with the same key is claimable (even if waiting for a retry) or being processed. Rows with a
+     * earlier row with the same key is claimable (even if waiting for a retry), being processed or sent, unknown, or
+     * dead (a dead row holds its key until it is requeued or deleted: see {@link ClaimQueue#requeueDead}). Rows with a
      * NULL key are not ordered. Needs an index on {@code (keyColumn, id)}. Order follows ids, so it holds for rows
      * of one key written one after another (as an aggregate's row lock makes them), not for concurrent writers.
      */

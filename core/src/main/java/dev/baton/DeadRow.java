@@ -19,10 +19,40 @@ import org.jspecify.annotations.Nullable;
  */
 public record DeadRow(Object id, int attempts, @Nullable String lastError, Map<String, @Nullable Object> values) {
 
+    /**
+     * How the error column of a row that went dead after its send may have happened starts, on a queue with a
+     * non-idempotent sink: the reconciler's {@code deadLetter} verdict ("can't tell, give up"), or a completion the
+     * database refused after the handler's send. A requeue would send such a row again, so requeues skip it unless
+     * asked with {@link Requeue#EVEN_IF_MAYBE_SENT}.
+     */
+    public static final String MAY_HAVE_BEEN_SENT = "may have been sent: ";
+
+    /** Which dead rows a requeue moves. */
+    public enum Requeue {
+        /**
+         * Only rows that cannot have been sent: a row whose error starts with {@link #MAY_HAVE_BEEN_SENT} stays dead
+         * (the default).
+         */
+        UNLESS_MAYBE_SENT,
+        /**
+         * Also rows that may have been sent: the operator checked with the receiver that sending again is right (or
+         * harmless). A non-idempotent sink may act twice for them.
+         */
+        EVEN_IF_MAYBE_SENT
+    }
+
     /** Copies {@code values}. */
     public DeadRow {
         Objects.requireNonNull(id, "id");
         values = Collections.unmodifiableMap(new LinkedHashMap<>(values)); // Map.copyOf refuses null values
+    }
+
+    /**
+     * True when the row went dead after its send may have happened (its error starts with
+     * {@link #MAY_HAVE_BEEN_SENT}): a requeue would send it again, and needs {@link Requeue#EVEN_IF_MAYBE_SENT}.
+     */
+    public boolean mayHaveBeenSent() {
+        return lastError != null && lastError.startsWith(MAY_HAVE_BEEN_SENT);
     }
 
     /**

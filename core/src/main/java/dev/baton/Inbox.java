@@ -40,6 +40,13 @@ public final class Inbox {
     /** The default table name, used by the DDL resources the dialect modules ship. */
     public static final String DEFAULT_TABLE = "baton_inbox";
 
+    /**
+     * The youngest age {@link #deleteOlderThan} accepts. A receive whose reply was lost looks for its record's receipt
+     * when it retries, after reconnecting (seconds, or several times the pool's connection timeout): a record deleted
+     * before that look would make the retry store it again and report the message as received for the first time.
+     */
+    public static final Duration MIN_DELETE_AGE = Duration.ofMinutes(10);
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Engine engine;
@@ -112,7 +119,7 @@ public final class Inbox {
      * each its own statement, until a batch comes back short. A message redelivered after its record was deleted is
      * a first delivery again, so keep records longer than senders retry. Safe to run from several processes at once.
      *
-     * @param age at least 1 ms, at most 3650 days
+     * @param age at least {@link #MIN_DELETE_AGE}, at most 3650 days
      * @return the number of records deleted
      * @throws ConfigurationException if {@code age} is out of range (before any SQL)
      * @throws DataAccessException on a database failure that outlasted the transient retries
@@ -133,8 +140,10 @@ public final class Inbox {
 
     private String deleteSql(Duration age) {
         Objects.requireNonNull(age, "age");
-        if (age.compareTo(Duration.ofDays(3650)) > 0 || age.toMillis() < 1) {
-            throw new ConfigurationException("age must be 1 ms to 3650 days, was " + age + " (inbox " + table + ")");
+        if (age.compareTo(Duration.ofDays(3650)) > 0 || age.compareTo(MIN_DELETE_AGE) < 0) {
+            throw new ConfigurationException("age must be " + MIN_DELETE_AGE + " to 3650 days, was " + age + " (inbox "
+                    + table + "): a receive retrying after a lost reply looks for its record, and a record deleted"
+                    + " younger than that would let the message be received a second time");
         }
         return statements.deleteSql(age);
     }

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -156,9 +157,11 @@ public final class Outbox {
     private final Options options;
     private final ClaimQueue<Status> queue;
     private final OutboxStatements statements;
+    private final boolean utcWallClock;
 
     Outbox(Engine engine, String table, Options options) {
         this.engine = engine;
+        this.utcWallClock = engine.dialect().sql().clockIsUtcWallClock();
         this.table = table;
         this.options = Objects.requireNonNull(options, "options");
         Dialect d = engine.dialect();
@@ -348,7 +351,7 @@ public final class Outbox {
             OutboxMessage message = toMessage(row);
             sink.deliver(message);
             if (engine.hasListeners()) {
-                Instant created = instant(row.get("created_at"));
+                Instant created = instant(row.get("created_at"), utcWallClock);
                 engine.fire(l -> l.onDelivered(table, message, created));
             }
             return Outcome.complete(Status.DELIVERED);
@@ -356,16 +359,21 @@ public final class Outbox {
     }
 
     /**
-     * {@code created_at} as an instant: a driver's {@code Timestamp} or {@code OffsetDateTime} as it is, a
-     * {@code LocalDateTime} (no zone) in the JVM's zone, as the drivers read timestamps; null for another type.
+     * {@code created_at} as an instant. Where the dialect's clock is the UTC wall clock without a zone (MySQL and
+     * MariaDB {@code DATETIME(6)}, SQL Server {@code datetime2}), a zone-less value is UTC: a {@code LocalDateTime}
+     * as is, a {@code Timestamp} by the wall clock the driver built it from (in the JVM's zone). Otherwise (PostgreSQL
+     * {@code timestamptz}) a {@code Timestamp} is an instant, and a {@code LocalDateTime} is read in the JVM's zone as
+     * drivers read timestamps. An {@code OffsetDateTime} is an instant everywhere; null for another type.
      */
-    private static @Nullable Instant instant(@Nullable Object createdAt) {
-        if (createdAt instanceof Timestamp t) {
-            return t.toInstant();
-        } else if (createdAt instanceof OffsetDateTime o) {
+    static @Nullable Instant instant(@Nullable Object createdAt, boolean utcWallClock) {
+        if (createdAt instanceof OffsetDateTime o) {
             return o.toInstant();
+        } else if (createdAt instanceof Timestamp t) {
+            return utcWallClock ? t.toLocalDateTime().toInstant(ZoneOffset.UTC) : t.toInstant();
         } else if (createdAt instanceof LocalDateTime l) {
-            return l.atZone(ZoneId.systemDefault()).toInstant();
+            return utcWallClock
+                    ? l.toInstant(ZoneOffset.UTC)
+                    : l.atZone(ZoneId.systemDefault()).toInstant();
         }
         return null; // never fail a delivery the sink already accepted over a listener's detail
     }
@@ -429,6 +437,10 @@ public final class Outbox {
      * by the dead state (of two operators exactly one requeues it), due at once with {@code attempts = 0}; the last
      * error is kept until the next attempt.
      *
+     * <p>With per-key ordering (the default), a dead message keeps holding its key: later messages of the key wait
+     * behind it until it is requeued (then it is delivered first, and the order per key is kept) or deleted. Fix the
+     * cause, then requeue, and the key moves on in enqueue order.
+     *
      * @return {@link TransitionResult.Applied} when this call requeued it; otherwise the state it is in (see {@link
      *     ClaimQueue#requeueDead(Object)})
      */
@@ -437,7 +449,8 @@ public final class Outbox {
     }
 
     /**
-     * Requeues up to {@code limit} dead messages, oldest first, in one bounded statement.
+     * Requeues up to {@code limit} dead messages, oldest first, in one bounded statement. Each is delivered before the
+     * later messages of its key, which waited behind it.
      *
      * @throws ConfigurationException if {@code limit} is outside 1..{@link ClaimQueue#maxBatchSize()} (before any SQL)
      */
@@ -450,10 +463,12 @@ public final class Outbox {
      * statement, each in its own transaction, until none is left.
      *
      * @param age at least {@link #MIN_PURGE_AGE}
-     * @return rows deleted
+     * @return rows deleted and statements run; {@link BulkResult#countInDoubt()} when a statement's reply was lost: it
+     *     may have committed, its retry deleted what was left, and the rows it deleted are missing from the count (a
+     *     lower bound then; every old delivered message is still gone)
      * @throws ConfigurationException if {@code age} is under {@link #MIN_PURGE_AGE} (before any SQL)
      */
-    public long purgeDelivered(Duration age) {
+    public BulkResult purgeDelivered(Duration age) {
         Objects.requireNonNull(age, "age");
         if (age.compareTo(MIN_PURGE_AGE) < 0) {
             throw new ConfigurationException("purgeDelivered(" + age + "): the age must be at least " + MIN_PURGE_AGE

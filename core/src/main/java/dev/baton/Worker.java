@@ -122,6 +122,19 @@ public final class Worker implements AutoCloseable {
         return runner.consecutiveFailedPolls();
     }
 
+    /**
+     * Commits of finished outcomes that failed in a row, over all pollers: set back to 0 only when a commit of
+     * outcomes succeeds, never by a claim. A worker whose claims succeed while every commit fails (an outcome setting a
+     * column the table lacks, a permission missing) alternates {@link #consecutiveFailedPolls()} between 1 and 0, and
+     * its rows are handled again at every lease expiry; this count keeps growing. A health check reads both. Counted,
+     * not timed. Thread-safe.
+     *
+     * @return 0 or more
+     */
+    public int consecutiveFailedFlushes() {
+        return runner.consecutiveFailedFlushes();
+    }
+
     /** Rows claimed and not yet settled. */
     public int inFlight() {
         return runner.inFlight();

@@ -102,6 +102,10 @@ class BadInputTest {
                         "purgeDelivered of delivered messages younger than the enqueue's lost-reply window",
                         ConfigurationException.class,
                         () -> BATON.outbox("baton_outbox").purgeDelivered(Duration.ofMinutes(9))),
+                bad(
+                        "Inbox.deleteOlderThan of records younger than the receive's lost-reply window",
+                        ConfigurationException.class,
+                        () -> BATON.inbox("baton_inbox").deleteOlderThan(Duration.ofMillis(1))),
                 bad("purgeDelivered with a negative age", ConfigurationException.class, () -> BATON.outbox(
                                 "baton_outbox")
                         .purgeDelivered(Duration.ofHours(-1))),

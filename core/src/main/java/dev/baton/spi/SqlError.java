@@ -22,7 +22,10 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
     public enum Kind {
         /** A unique constraint said no: reported as a result, never retried. */
         UNIQUE_VIOLATION,
-        /** Deadlock, serialization failure, lock timeout: the transaction was (or must be) rolled back; retry. */
+        /**
+         * Deadlock, serialization failure, lock timeout, statement timeout or cancel (PostgreSQL 57014, MariaDB
+         * {@code max_statement_time}, a JDBC query timeout): the transaction was (or must be) rolled back; retry.
+         */
         TRANSIENT,
         /** The connection is gone; the server rolled back whatever was not committed; retry on a new one. */
         CONNECTION_LOST,
@@ -38,6 +41,14 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
          * 207): the table does not fit its binding; reported as a {@code SchemaMismatchException}, never retried.
          */
         UNDEFINED_COLUMN,
+        /**
+         * The database refused the statement's own values or the row they make: a data exception (SQLState class 22:
+         * too long, out of range, not a valid value) or an integrity constraint other than a unique key (class 23:
+         * not null, foreign key, check). The same statement would be refused again; not retried. A claim queue
+         * dead-letters the row whose outcome the database refuses this way (or by a {@link #UNIQUE_VIOLATION}); any
+         * other error is thrown and the row left to its lease.
+         */
+        VALUE_REFUSED,
         /** Anything else: not retried. */
         OTHER
     }
@@ -50,6 +61,8 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
     public static final SqlError CONNECTION_LOST = new SqlError(Kind.CONNECTION_LOST, null);
     /** A write refused by a read-only server. */
     public static final SqlError READ_ONLY = new SqlError(Kind.READ_ONLY, null);
+    /** A value or row the database refused (data exception, integrity constraint other than a unique key). */
+    public static final SqlError VALUE_REFUSED = new SqlError(Kind.VALUE_REFUSED, null);
 
     /** A unique violation of the named constraint (may be null when the server does not say). */
     public static SqlError uniqueViolation(String constraint) {
@@ -59,6 +72,14 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
     /** A statement named a column that does not exist ({@code column} bare, without table or quotes; may be null). */
     public static SqlError undefinedColumn(String column) {
         return new SqlError(Kind.UNDEFINED_COLUMN, null, column);
+    }
+
+    /**
+     * True when the statement's own values are at fault ({@link Kind#VALUE_REFUSED} or {@link Kind#UNIQUE_VIOLATION}):
+     * the same statement would be refused again, whatever the server's load or the connection.
+     */
+    public boolean refusesValues() {
+        return kind == Kind.VALUE_REFUSED || kind == Kind.UNIQUE_VIOLATION;
     }
 
     /** True for errors worth retrying on a fresh transaction. */

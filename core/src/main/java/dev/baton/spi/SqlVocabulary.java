@@ -17,6 +17,17 @@ public interface SqlVocabulary {
     /** The database clock as an SQL expression, e.g. {@code CURRENT_TIMESTAMP(6)}. */
     String currentTimestamp();
 
+    /**
+     * True when {@link #currentTimestamp()} is the UTC wall clock without a zone (MySQL's {@code UTC_TIMESTAMP(6)}
+     * into {@code DATETIME(6)}, SQL Server's {@code SYSUTCDATETIME()} into {@code datetime2}): a zone-less value Baton
+     * reads back from its own time columns ({@code LocalDateTime}, or a {@code Timestamp} the driver built in the
+     * JVM's zone) is then a UTC wall clock, not one in the JVM's zone. False by default: the columns hold instants
+     * (PostgreSQL {@code timestamptz}).
+     */
+    default boolean clockIsUtcWallClock() {
+        return false;
+    }
+
     /** An SQL expression for {@code timestamp + millis} (millis may be negative), computed by the database. */
     String plusMillis(String timestampSql, long millis);
 

@@ -100,6 +100,15 @@ final class MySqlDiagnostics implements Diagnostics {
                 case 1836 -> {
                     return SqlError.READ_ONLY;
                 }
+                // MariaDB max_statement_time, MySQL max_execution_time: a timeout, never the statement's values
+                case 1969, 3024 -> {
+                    return SqlError.TRANSIENT;
+                }
+                // the statement's values: null into NOT NULL, no default, wrong or truncated value, out of range, too
+                // long, foreign key, check constraint (MySQL 3819, MariaDB 4025), BIGINT out of range, invalid JSON
+                case 1048, 1364, 1366, 1265, 1264, 1406, 1292, 1452, 1451, 1216, 1217, 3819, 4025, 1690, 3140 -> {
+                    return SqlError.VALUE_REFUSED;
+                }
                 // server gone, lost connection, connection killed, server shutdown
                 case 2006, 2013, 1927, 1053, 4031 -> {
                     return SqlError.CONNECTION_LOST;
@@ -114,6 +123,10 @@ final class MySqlDiagnostics implements Diagnostics {
             }
             if (s instanceof SQLTransientException) {
                 return SqlError.TRANSIENT;
+            }
+            String state = s.getSQLState();
+            if (state != null && (state.startsWith("22") || state.startsWith("23"))) {
+                return SqlError.VALUE_REFUSED; // data exception or integrity constraint, by its SQLState class
             }
         }
         return SqlError.OTHER;

@@ -21,6 +21,12 @@ final class MySqlSql implements SqlVocabulary {
         return '`' + identifier + '`';
     }
 
+    /** Baton's own time columns hold UTC without a zone: written from the UTC clock, read back as UTC. */
+    @Override
+    public boolean clockIsUtcWallClock() {
+        return true;
+    }
+
     @Override
     public String currentTimestamp() {
         return "UTC_TIMESTAMP(6)";

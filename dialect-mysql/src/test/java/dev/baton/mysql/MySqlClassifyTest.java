@@ -36,7 +36,8 @@ class MySqlClassifyTest {
         assertEquals(
                 SqlError.CONNECTION_LOST,
                 d.diagnostics().classify(new SQLNonTransientConnectionException("Socket error")));
-        assertEquals(SqlError.OTHER, d.diagnostics().classify(new SQLException("Data too long", "22001", 1406)));
+        assertEquals(
+                SqlError.VALUE_REFUSED, d.diagnostics().classify(new SQLException("Data too long", "22001", 1406)));
         // a replica, or a primary fenced by a failover: evict the connection and retry, never the row's fault
         assertEquals(
                 SqlError.READ_ONLY,
@@ -80,5 +81,39 @@ class MySqlClassifyTest {
                 d.diagnostics()
                         .classify(new SQLException(
                                 "Unknown column 'baton_prior.guid' in 'where clause'", "42S22", 1054)));
+    }
+
+    @Test
+    void statementTimeoutsAreTransientAndOnlyTheValuesOwnErrorsRefuseValues() {
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Query execution was interrupted (max_statement_time exceeded)", "70100", 1969)));
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "Query execution was interrupted, maximum statement execution time exceeded",
+                                "HY000",
+                                3024)));
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics().classify(new java.sql.SQLTimeoutException("timeout", "70100", 1969)));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics().classify(new SQLException("Incorrect string value", "HY000", 1366)));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics().classify(new SQLException("Check constraint 'c' is violated.", "HY000", 3819)));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics().classify(new SQLException("CONSTRAINT `c` failed", "23000", 4025)));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics().classify(new SQLException("Column 'x' cannot be null", "23000", 1048)));
+        SqlError denied = d.diagnostics().classify(new SQLException("UPDATE command denied", "42000", 1142));
+        assertEquals(SqlError.OTHER, denied);
+        assertEquals(false, denied.refusesValues());
     }
 }

@@ -51,6 +51,11 @@ final class PostgresDiagnostics implements Diagnostics {
                     case "25006" -> {
                         return SqlError.READ_ONLY;
                     }
+                    // statement timeout, pg_cancel_backend, a JDBC query timeout (pgjdbc cancels): the statement did
+                    // not fail for its values, so it must never count as the row's fault
+                    case "57014" -> {
+                        return SqlError.TRANSIENT;
+                    }
                     // pgjdbc does not treat 57P01 (terminated by administrator) as a connection error (#4438)
                     case "57P01", "57P02", "57P03" -> {
                         return SqlError.CONNECTION_LOST;
@@ -58,6 +63,11 @@ final class PostgresDiagnostics implements Diagnostics {
                     default -> {
                         if (state.startsWith("08")) {
                             return SqlError.CONNECTION_LOST;
+                        }
+                        // data exceptions (22: too long, out of range, invalid text) and integrity constraints (23:
+                        // not null, foreign key, check; 23505 above)
+                        if (state.startsWith("22") || state.startsWith("23")) {
+                            return SqlError.VALUE_REFUSED;
                         }
                     }
                 }

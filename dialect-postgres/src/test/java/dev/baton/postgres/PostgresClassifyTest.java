@@ -54,4 +54,22 @@ class PostgresClassifyTest {
                 d.diagnostics().classify(aborted),
                 "the cause of an aborted transaction is not this statement's");
     }
+
+    @Test
+    void aStatementTimeoutIsTransientAndOnlyDataAndIntegrityErrorsRefuseValues() {
+        SqlError timeout = d.diagnostics()
+                .classify(new SQLException("ERROR: canceling statement due to statement timeout", "57014"));
+        assertEquals(SqlError.TRANSIENT, timeout);
+        assertEquals(false, timeout.refusesValues());
+        for (String state : new String[] {"22001", "22003", "22P02", "23502", "23503", "23514"}) {
+            assertEquals(SqlError.VALUE_REFUSED, d.diagnostics().classify(new SQLException("refused", state)), state);
+        }
+        assertEquals(
+                true, d.diagnostics().classify(new SQLException("dup", "23505")).refusesValues());
+        for (String state : new String[] {"53300", "42501", "57P04", "XX000"}) {
+            SqlError e = d.diagnostics().classify(new SQLException("not the row's fault", state));
+            assertEquals(SqlError.OTHER, e, state);
+            assertEquals(false, e.refusesValues(), state);
+        }
+    }
 }

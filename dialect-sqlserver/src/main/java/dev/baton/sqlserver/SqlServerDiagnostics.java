@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -220,6 +221,11 @@ final class SqlServerDiagnostics implements Diagnostics {
                 case 1204, 40197, 40501, 40613, 49918, 49919, 49920, 10928, 10929 -> {
                     return SqlError.TRANSIENT;
                 }
+                // the statement's values: constraint (foreign key, check), null into NOT NULL, string or binary
+                // data truncated, arithmetic overflow, conversion failed (text, date, number)
+                case 547, 515, 8152, 2628, 8115, 220, 232, 245, 241, 242, 8114, 8134 -> {
+                    return SqlError.VALUE_REFUSED;
+                }
                 // availability-group failover: the database is not accessible or not primary on this connection's
                 // replica; a new connection through the listener reaches the new primary
                 case 976, 983 -> {
@@ -237,6 +243,9 @@ final class SqlServerDiagnostics implements Diagnostics {
                     || s instanceof SQLRecoverableException
                     || (s.getSQLState() != null && s.getSQLState().startsWith("08"))) {
                 return SqlError.CONNECTION_LOST;
+            }
+            if (s instanceof SQLTimeoutException) {
+                return SqlError.TRANSIENT; // a JDBC query timeout (mssql-jdbc: "The query has timed out")
             }
         }
         return SqlError.OTHER;

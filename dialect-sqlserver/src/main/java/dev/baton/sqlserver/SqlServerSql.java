@@ -14,6 +14,12 @@ final class SqlServerSql implements SqlVocabulary {
         return '[' + identifier + ']';
     }
 
+    /** Baton's own time columns hold UTC without a zone: written from the UTC clock, read back as UTC. */
+    @Override
+    public boolean clockIsUtcWallClock() {
+        return true;
+    }
+
     @Override
     public String currentTimestamp() {
         return "SYSUTCDATETIME()";

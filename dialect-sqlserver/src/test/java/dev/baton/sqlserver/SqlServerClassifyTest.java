@@ -70,4 +70,23 @@ class SqlServerClassifyTest {
                     "error " + code);
         }
     }
+
+    @Test
+    void aQueryTimeoutIsTransientAndOnlyTheValuesOwnErrorsRefuseValues() {
+        assertEquals(
+                SqlError.TRANSIENT,
+                d.diagnostics().classify(new java.sql.SQLTimeoutException("The query has timed out.", "HY008")));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "The UPDATE statement conflicted with the CHECK constraint \"ck\".", "23000", 547)));
+        assertEquals(
+                SqlError.VALUE_REFUSED,
+                d.diagnostics().classify(new SQLException("String or binary data would be truncated.", "22001", 2628)));
+        SqlError denied = d.diagnostics()
+                .classify(new SQLException("The UPDATE permission was denied on the object 'jobs'.", "S0005", 229));
+        assertEquals(SqlError.OTHER, denied);
+        assertEquals(false, denied.refusesValues());
+    }
 }

@@ -75,6 +75,36 @@ class SqlServerDeadLetterSqlTest {
                 "the dead-state guard is repeated in the update: a row requeued meanwhile is not touched");
     }
 
+    /** With a non-idempotent sink, both requeues leave rows that may have been sent dead unless asked. */
+    @Test
+    void aSendingQueuesRequeuesSkipRowsThatMayHaveBeenSentUnlessAsked() {
+        ClaimQueue<Sync> sending = Baton.builder(new Recording(sent))
+                .dialect(new SqlServerDialect())
+                .build()
+                .<Sync>queue("order-send")
+                .table("orders")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                .lease(Duration.ofMinutes(2))
+                .build();
+        String fresh = "[sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL, [attempts] = 0,"
+                + " [next_attempt_at] = NULL";
+        assertEquals(
+                "UPDATE [orders] SET " + fresh + " WHERE [id] = ? AND [sync_status] = 3 AND ([last_error] IS NULL OR"
+                        + " [last_error] NOT LIKE ?)",
+                only(() -> sending.requeueDead(1L)));
+        assertEquals(
+                "UPDATE [orders] SET " + fresh + " WHERE [id] = ? AND [sync_status] = 3",
+                only(() -> sending.requeueDead(1L, dev.baton.DeadRow.Requeue.EVEN_IF_MAYBE_SENT)));
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                        + " [sync_status] = 3 AND ([last_error] IS NULL OR [last_error] NOT LIKE ?) ORDER BY [id])"
+                        + " UPDATE baton_claim SET " + fresh + " WHERE [sync_status] = 3 AND ([last_error] IS NULL OR"
+                        + " [last_error] NOT LIKE ?)",
+                only(() -> sending.requeueAllDead(100)));
+    }
+
     /** A data source whose connections record each statement and refuse it as a syntax error (not retried). */
     private static final class Recording implements DataSource {
         private final List<String> sent;

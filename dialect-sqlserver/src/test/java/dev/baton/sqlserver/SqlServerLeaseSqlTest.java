@@ -7,6 +7,7 @@ import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimQueueBuilder;
 import dev.baton.ClaimedRow;
+import dev.baton.DeadRow;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.testkit.compat.Payment;
@@ -142,7 +143,10 @@ class SqlServerLeaseSqlTest {
                 "not sent at maxAttempts dead-letters: " + exhausted);
         sql.forEach(SqlServerSqlTest::parse);
         assertEquals(
-                List.of(Sync.FAILED.code(), "the sink refused it", 7L).toString(), dead, "a dead verdict dead-letters");
+                List.of(Sync.FAILED.code(), DeadRow.MAY_HAVE_BEEN_SENT + "the sink refused it", 7L)
+                        .toString(),
+                dead,
+                "a dead verdict dead-letters");
         assertEquals(List.of(Sync.PENDING.code(), 7L).toString(), notSent, "not sent: claimable again");
     }
 }

@@ -100,7 +100,7 @@ class SqlServerSqlTest {
                         + " [status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
                         + " [attempts] < ? AND NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
                         + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status]"
-                        + " IN (0, 1)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
+                        + " IN (0, 1, 3)) ORDER BY [status], [id]) UPDATE baton_claim SET [status] = ?, [lease_until] ="
                         + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1"
                         + " OUTPUT inserted.[id], inserted.[attempts], inserted.[topic], inserted.[msg_key],"
                         + " inserted.[dedup_key], inserted.[headers], inserted.[payload], inserted.[created_at],"

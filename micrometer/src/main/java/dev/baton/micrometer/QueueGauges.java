@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * The gauges of one queue, all read from one cached {@link QueueHealth}: one health query per refresh interval at
  * most, whatever the number of gauges, registries and scrapes. A scrape that finds the snapshot stale queries the
  * database on its own thread; a scrape that meets another one querying reads the old snapshot instead of waiting.
+ * When the query fails, every gauge reads NaN until one succeeds (never the last values: they would show a healthy
+ * backlog during an outage).
  */
 final class QueueGauges {
     private static final Logger log = LoggerFactory.getLogger(QueueGauges.class);
@@ -55,7 +57,10 @@ final class QueueGauges {
         Gauge.builder(name, this, g -> g.read(value)).tag("queue", queue.name()).register(registry);
     }
 
-    /** {@code value} of the snapshot, refreshed first when stale; NaN before the first successful query. */
+    /**
+     * {@code value} of the snapshot, refreshed first when stale; NaN before the first successful query and after a
+     * failed one.
+     */
     double read(ToDoubleFunction<QueueHealth> value) {
         if (!everRead || System.nanoTime() - readAt >= refreshNanos) {
             refresh();
@@ -75,7 +80,10 @@ final class QueueGauges {
             try {
                 health = queue.health();
             } catch (RuntimeException e) {
-                log.warn("could not measure queue '{}' for its gauges; keeping the last values", queue.name(), e);
+                // NaN until a refresh succeeds: the last values would show a healthy backlog during an outage
+                health = null;
+                log.warn(
+                        "could not measure queue '{}' for its gauges; they read NaN until it answers", queue.name(), e);
             }
             readAt = System.nanoTime(); // a failure waits for the next interval too: no query storm while it is down
             everRead = true;

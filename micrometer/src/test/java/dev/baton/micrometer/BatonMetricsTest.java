@@ -31,6 +31,7 @@ import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -266,6 +267,34 @@ class BatonMetricsTest {
                     .value(TimeUnit.SECONDS);
             assertTrue(age >= 0 && age < 600, "oldest eligible age " + age);
             assertEquals(1, cached.find(BatonMetrics.QUEUE_ELIGIBLE).gauges().size());
+        }
+
+        /** A refresh that fails makes every gauge NaN, not the last values (issue 20, review #17). */
+        @Test
+        void gaugesReadNanWhileTheQueueCannotBeMeasuredAndValuesAgainAfterwards() {
+            ClaimQueue<Sync> q = queue(3, Duration.ofMinutes(1));
+            MeterRegistry live = new SimpleMeterRegistry();
+            new BatonMetrics(live, Duration.ZERO).monitor(q);
+            jobs.insert(1, 3, Payment.PAID);
+            assertEquals(3, gauge(live, BatonMetrics.QUEUE_ELIGIBLE, q));
+            String moved = jobs.name() + "_away";
+            db.execute("ALTER TABLE " + jobs.name() + " RENAME TO " + moved); // health() now fails
+            try {
+                for (String name : List.of(
+                        BatonMetrics.QUEUE_ELIGIBLE,
+                        BatonMetrics.QUEUE_WAITING,
+                        BatonMetrics.QUEUE_PROCESSING,
+                        BatonMetrics.QUEUE_DEAD)) {
+                    assertTrue(Double.isNaN(gauge(live, name, q)), name + " while the queue cannot be measured");
+                }
+                assertTrue(Double.isNaN(live.get(BatonMetrics.QUEUE_OLDEST_AGE)
+                        .tag("queue", q.name())
+                        .timeGauge()
+                        .value(TimeUnit.SECONDS)));
+            } finally {
+                db.execute("ALTER TABLE " + moved + " RENAME TO " + jobs.name());
+            }
+            assertEquals(3, gauge(live, BatonMetrics.QUEUE_ELIGIBLE, q));
         }
 
         private double gauge(MeterRegistry r, String name, ClaimQueue<?> q) {

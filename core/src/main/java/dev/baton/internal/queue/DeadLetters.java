@@ -39,9 +39,15 @@ public final class DeadLetters<S extends Enum<S>> {
     private final String listAfter;
     private final String count;
     private final String requeue;
+    /** {@link #requeue} that leaves a row that may have been sent dead; the same statement without a sending state. */
+    private final String requeueUnlessSent;
+    /** {@code (error IS NULL OR error NOT LIKE 'may have been sent: %')}, or null without a sending state. */
+    private final SqlFragment notMaybeSent;
+
     private final List<Object> requeueBinds;
     private final String readState;
     private final ConcurrentMap<Integer, BatchUpdate> requeueBatches = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, BatchUpdate> requeueUnsentBatches = new ConcurrentHashMap<>();
 
     /** The dead-letter operations of the queue of {@code shape}, rendered once. */
     public DeadLetters(QueueShape<S> shape) {
@@ -54,6 +60,13 @@ public final class DeadLetters<S extends Enum<S>> {
         this.count = "SELECT COUNT(*) FROM " + shape.qTable + " WHERE " + isDead.sql();
         this.requeue =
                 "UPDATE " + shape.qTable + " SET " + freshStart() + " WHERE " + shape.qId + " = ? AND " + isDead.sql();
+        // only a queue with a non-idempotent sink stores rows that may have been sent
+        this.notMaybeSent = shape.sending == null
+                ? null
+                : new SqlFragment(
+                        "(" + shape.qError + " IS NULL OR " + shape.qError + " NOT LIKE ?)",
+                        List.of(DeadRow.MAY_HAVE_BEEN_SENT + "%"));
+        this.requeueUnlessSent = notMaybeSent == null ? requeue : requeue + " AND " + notMaybeSent.sql();
         this.requeueBinds = List.of(shape.machine.code(shape.claimable));
         this.readState = "SELECT " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId + " = ?";
     }
@@ -113,21 +126,27 @@ public final class DeadLetters<S extends Enum<S>> {
 
     /**
      * Requeues one dead row. {@code Applied} when this call moved it; otherwise the row's state as a transition reports
-     * it: {@code AlreadyInTarget} (claimable: requeued by someone else), {@code Rejected} (any other state), {@code
-     * NotFound}; after a lost reply a claimable row is {@code InDoubt}.
+     * it: {@code AlreadyInTarget} (claimable: requeued by someone else), {@code Rejected} (any other state, and the
+     * dead state itself for a row that may have been sent, unless {@code which} includes those), {@code NotFound};
+     * after a lost reply a claimable row is {@code InDoubt}.
      */
-    public TransitionResult<S> requeue(Object id) {
+    public TransitionResult<S> requeue(Object id, DeadRow.Requeue which) {
+        boolean all = which == DeadRow.Requeue.EVEN_IF_MAYBE_SENT || notMaybeSent == null;
+        String sql = all ? requeue : requeueUnlessSent;
         List<Object> binds = new ArrayList<>(requeueBinds);
         binds.add(id);
         binds.addAll(isDead.binds());
+        if (!all) {
+            binds.addAll(notMaybeSent.binds());
+        }
         String operation = "requeue dead row " + id + " in queue '" + shape.name + "'";
-        SqlWork<TransitionResult<S>> work = c -> requeue(c, id, binds, false);
-        return shape.engine.autocommit(operation, work, c -> requeue(c, id, binds, true));
+        SqlWork<TransitionResult<S>> work = c -> requeue(c, sql, id, binds, false);
+        return shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
     }
 
-    private TransitionResult<S> requeue(Connection c, Object id, List<Object> binds, boolean afterLostReply)
+    private TransitionResult<S> requeue(Connection c, String sql, Object id, List<Object> binds, boolean afterLostReply)
             throws SQLException {
-        if (Engine.update(c, requeue, binds) == 1) {
+        if (Engine.update(c, sql, binds) == 1) {
             return new TransitionResult.Applied<>(id, shape.claimable);
         }
         Optional<S> current = currentState(c, id);
@@ -162,22 +181,25 @@ public final class DeadLetters<S extends Enum<S>> {
 
     /**
      * Requeues up to {@code limit} dead rows, lowest id first, in one bounded statement that skips rows other
-     * transactions hold locked.
+     * transactions hold locked, and rows that may have been sent unless {@code which} includes them.
      */
-    public BulkResult requeueAll(int limit) {
+    public BulkResult requeueAll(int limit, DeadRow.Requeue which) {
         int max = shape.dialect.traits().maxBatchSize();
         if (limit < 1 || limit > max) {
             throw new ConfigurationException(
                     "limit must be 1.." + max + ", was " + limit + " (queue '" + shape.name + "')");
         }
-        BatchUpdate statement = requeueBatches.computeIfAbsent(
-                limit,
-                n -> shape.dialect.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
-                        .where(isDead)
-                        .set(new SqlFragment(freshStart(), requeueBinds))
-                        .limit(n)
-                        .orderBy(List.of(shape.qId))
-                        .build()));
+        boolean all = which == DeadRow.Requeue.EVEN_IF_MAYBE_SENT || notMaybeSent == null;
+        SqlFragment where = all ? isDead : SqlFragment.join(" AND ", List.of(isDead, notMaybeSent));
+        BatchUpdate statement = (all ? requeueBatches : requeueUnsentBatches)
+                .computeIfAbsent(
+                        limit,
+                        n -> shape.dialect.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
+                                .where(where)
+                                .set(new SqlFragment(freshStart(), requeueBinds))
+                                .limit(n)
+                                .orderBy(List.of(shape.qId))
+                                .build()));
         boolean[] lost = {false};
         Object[] noArgs = new Object[0];
         int rows = shape.engine.batchUpdate(

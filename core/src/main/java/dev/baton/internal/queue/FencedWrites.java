@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.ClaimedRow;
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
+import dev.baton.DeadRow;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
@@ -177,9 +178,9 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     /**
-     * Writes one outcome in autocommit mode. When the database refuses it (a constraint, a value out of range, a
-     * text the column cannot hold), the row is dead-lettered with the database's error instead, so that a poison
-     * outcome is neither lost silently nor handled again forever; a transient failure is thrown as before.
+     * Writes one outcome in autocommit mode. When the database refuses its values (a constraint, a value out of
+     * range, a text the column cannot hold), the row is dead-lettered with the database's error instead, so that a
+     * poison outcome is neither lost silently nor handled again forever; any other failure is thrown as before.
      */
     private List<LeaseResult<S>> isolated(Decision<S> d, Prepared<S> p) {
         String operation = "apply 1 outcome(s) in queue '" + shape.name + "'";
@@ -191,17 +192,25 @@ public final class FencedWrites<S extends Enum<S>> {
             if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
-            Prepared<S> dead =
-                    deadLetter(d.row(), "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
+            // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
+            String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
+            Prepared<S> dead = deadLetter(
+                    d.row(), prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
             return shape.engine.autocommit(
                     "dead-letter a refused outcome in queue '" + shape.name + "'", c -> run(c, List.of(dead)));
         }
     }
 
-    /** True when the failure is the database refusing the statement, not a lost connection or a transient error. */
+    /**
+     * True when the database refused the statement's own values (a data exception, an integrity or unique
+     * constraint): the row's fault, the same outcome would be refused again. A timeout, a cancel, a lost connection,
+     * a missing column, a permission or any error the dialect does not know is not: it is thrown, and the row is left
+     * to its lease (a statement timeout while a completion waited on a row lock must never dead-letter work that was
+     * done, which a requeue would then do again).
+     */
     private boolean refusedByDatabase(DataAccessException e) {
         return e.getCause() instanceof SQLException sql
-                && !shape.dialect.diagnostics().classify(sql).retryable();
+                && shape.dialect.diagnostics().classify(sql).refusesValues();
     }
 
     /** Extends the leases of {@code rows} in one transaction. */
@@ -322,7 +331,7 @@ public final class FencedWrites<S extends Enum<S>> {
                         + shape.in(List.of(shape.unknown)).sql());
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.dead));
-        binds.add(truncate(error));
+        binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + error)); // the reconciler could not tell: maybe sent
         binds.add(id);
         binds.addAll(shape.in(List.of(shape.unknown)).binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";

@@ -74,7 +74,10 @@ public final class QueueShape<S extends Enum<S>> {
     public final SqlFragment claimWhere;
     /** The claim order: state, the columns the guard fixes to one value, then the queue's order. */
     public final List<String> orderBy;
-    /** Per-key ordering's guard (no earlier row of the same key is pending or held), or null. */
+    /**
+     * Per-key ordering's guard (no earlier row of the same key is pending, held, unknown or dead), or null: a dead row
+     * holds its key until it is requeued or deleted.
+     */
     public final SqlFragment pickGuard;
     /** What a claim returns: id, attempts, then the selected columns. */
     public final List<String> returning;
@@ -132,6 +135,9 @@ public final class QueueShape<S extends Enum<S>> {
                 blocking.add(machine.code(sending));
                 blocking.add(machine.code(unknown));
             }
+            // A dead row keeps holding its key until it is requeued or deleted: otherwise the next row of the key is
+            // delivered, and a requeue then delivers the older one after it (a refund before its capture).
+            blocking.add(machine.code(dead));
             SqlFragment states = d.sql().stateIn("baton_prior." + qState, blocking);
             this.pickGuard = new SqlFragment(
                     "NOT EXISTS (SELECT 1 FROM " + qTable + " baton_prior WHERE baton_prior." + key + " = " + self + "."

@@ -1,5 +1,6 @@
 package dev.baton.internal.tables;
 
+import dev.baton.BulkResult;
 import dev.baton.DataAccessException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
@@ -118,17 +119,23 @@ public final class OutboxStatements {
 
     /**
      * Deletes messages in {@code status} created more than {@code age} ago (database clock), {@code batch} rows per
-     * statement, each in its own transaction, until none is left; the rows deleted.
+     * statement, each in its own transaction, until none is left: the rows deleted, a lower bound when a batch lost
+     * its reply (it may have committed; its retry deletes what is left and cannot count what the lost one did).
      */
-    public long purge(Engine engine, int status, Duration age, int batch) {
+    public BulkResult purge(Engine engine, int status, Duration age, int batch) {
         Dialect d = dialect;
         String where =
                 d.sql().quote("status") + " = " + status + " AND " + d.sql().quote("created_at") + " < "
                         + d.sql().plusMillis(d.sql().currentTimestamp(), -age.toMillis());
         String sql = d.ownTables()
                 .deleteBatch(Identifiers.quoteTable(d, table), List.of(d.sql().quote(ID)), where, batch);
-        return Engine.drain(
-                        batch, () -> engine.transaction("purge outbox " + table, c -> Engine.update(c, sql, List.of())))
-                .rows();
+        boolean[] lost = {false};
+        Engine.Drained drained = Engine.drain(
+                batch,
+                () -> engine.transaction("purge outbox " + table, c -> Engine.update(c, sql, List.of()), c -> {
+                    lost[0] = true;
+                    return Engine.update(c, sql, List.of());
+                }));
+        return new BulkResult(drained.rows(), drained.batches(), lost[0]);
     }
 }

@@ -95,6 +95,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final ScheduledExecutorService scheduler;
     private final List<Poller> pollers;
     private final AtomicInteger failedPolls = new AtomicInteger();
+    private final AtomicInteger failedFlushes = new AtomicInteger();
     private volatile boolean claiming = true;
     private volatile boolean stopping;
     private volatile boolean stopped;
@@ -321,6 +322,10 @@ public final class WorkerLoop<S extends Enum<S>> {
         }
         try {
             queue.applyAll(writes);
+            failedFlushes.set(0);
+        } catch (RuntimeException e) {
+            failedFlushes.incrementAndGet(); // a claim that succeeds in between does not reset it
+            throw e;
         } finally {
             for (Decision<S> d : writes) {
                 inFlight.remove(d.row());
@@ -403,6 +408,14 @@ public final class WorkerLoop<S extends Enum<S>> {
      */
     public int consecutiveFailedPolls() {
         return failedPolls.get();
+    }
+
+    /**
+     * Commits of finished outcomes that failed in a row, over all pollers: set back to 0 only by a commit of outcomes
+     * that succeeds, so a worker whose claims succeed while every commit fails keeps counting.
+     */
+    public int consecutiveFailedFlushes() {
+        return failedFlushes.get();
     }
 
     /** Rows claimed and not yet settled. */

@@ -94,8 +94,9 @@ public record BatonProperties(
      *     it.
      * @param maxUnknown rows with an unknown send (non-idempotent sinks) a queue may hold before the indicator reports
      *     OUT_OF_SERVICE; unset (the default) checks no count
-     * @param maxFailedPolls a running worker whose last this many polls failed (Worker.consecutiveFailedPolls) makes
-     *     the indicator report DOWN; default 3, at least 1
+     * @param maxFailedPolls a running worker whose last this many polls failed (Worker.consecutiveFailedPolls), or
+     *     whose last this many commits of outcomes failed (Worker.consecutiveFailedFlushes), makes the indicator report
+     *     DOWN; default 3, at least 1
      */
     public record Health(
             @Nullable Duration maxBacklogAge, @Nullable Long maxUnknown, @DefaultValue("3") int maxFailedPolls) {

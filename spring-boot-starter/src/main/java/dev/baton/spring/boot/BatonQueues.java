@@ -50,6 +50,15 @@ public final class BatonQueues {
         return w != null && w.isRunning() ? w.consecutiveFailedPolls() : 0;
     }
 
+    /**
+     * Commits of outcomes by this host's worker for {@code queue} that failed in a row
+     * ({@link Worker#consecutiveFailedFlushes()}); 0 when no worker runs for it.
+     */
+    public int failedFlushes(String queue) {
+        Worker w = workers.running().get(queue);
+        return w != null && w.isRunning() ? w.consecutiveFailedFlushes() : 0;
+    }
+
     /** {@code running}, {@code stopped}, {@code disabled} or {@link #NO_WORKER}. */
     public String workerState(String queue) {
         boolean declared = workers.queues().stream().anyMatch(q -> q.name().equals(queue));
@@ -71,7 +80,8 @@ public final class BatonQueues {
     public List<QueueReport> read() {
         List<QueueReport> reports = new ArrayList<>();
         for (ClaimQueue<?> q : queues().values()) {
-            reports.add(QueueReport.of(q, workerState(q.name()), failedPolls(q.name()), q.health()));
+            reports.add(QueueReport.of(
+                    q, workerState(q.name()), failedPolls(q.name()), failedFlushes(q.name()), q.health()));
         }
         return reports;
     }

@@ -2,7 +2,9 @@ package dev.baton.spring.boot;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.ConfigurationException;
 import dev.baton.Worker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -10,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -39,6 +42,8 @@ public final class BatonWorkers implements SmartLifecycle {
      * @param properties the settings per queue
      * @param definitions the workers to run
      * @throws IllegalStateException if two definitions name the same queue
+     * @throws ConfigurationException if {@code baton.queues.<name>.lease} is set and the queue was built with another
+     *     lease: a worker cannot change its queue's lease, so the property would be silently ignored
      */
     public BatonWorkers(Baton baton, BatonProperties properties, List<QueueWorker<?>> definitions) {
         this.baton = baton;
@@ -50,7 +55,28 @@ public final class BatonWorkers implements SmartLifecycle {
                 throw new IllegalStateException(
                         "two QueueWorker beans process queue '" + d.queue().name() + "'; declare one per queue");
             }
+            checkLease(d.queue(), properties.queue(d.queue().name()).lease());
         }
+    }
+
+    /**
+     * The lease is the queue's, fixed when it is built: {@code baton.queues.<name>.lease} takes effect only where the
+     * queue's definition reads it ({@code properties.queue(name).leaseOr(...)}; for an outbox,
+     * {@code Outbox.Options.defaults().lease(...)}). A property the queue does not carry is refused here rather than
+     * ignored.
+     */
+    static void checkLease(ClaimQueue<?> queue, @Nullable Duration configured) {
+        if (configured == null || configured.equals(queue.lease())) {
+            return;
+        }
+        String name = queue.name();
+        String how = name.startsWith("outbox:")
+                ? "build the outbox with it: baton.outbox(table, Outbox.Options.defaults().lease(properties.queue(\""
+                        + name + "\").leaseOr(...)))"
+                : "read it in the queue's definition: .lease(properties.queue(\"" + name + "\").leaseOr(...))";
+        throw new ConfigurationException("baton.queues.\"[" + name + "]\".lease is " + configured + " but queue '"
+                + name + "' was built with a lease of " + queue.lease() + "; the lease belongs to the queue, not to"
+                + " its worker, so the property is not applied by itself: " + how + ", or remove the property");
     }
 
     /** The queues of every declared worker, started or not, in declaration order. */

@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code none} (the queue is a bean without a {@link QueueWorker})
  * @param failedPolls polls of this host's worker that failed in a row ({@link dev.baton.Worker#consecutiveFailedPolls}),
  *     0 without a running worker
+ * @param failedFlushes commits of this host's worker's outcomes that failed in a row
+ *     ({@link dev.baton.Worker#consecutiveFailedFlushes}), 0 without a running worker
  * @param eligible rows a worker could claim now
  * @param waiting rows in the claimable state that are not due or not eligible
  * @param inFlight rows claimed with a live lease
@@ -27,6 +29,7 @@ public record QueueReport(
         String table,
         String worker,
         int failedPolls,
+        int failedFlushes,
         long eligible,
         long waiting,
         long inFlight,
@@ -34,12 +37,13 @@ public record QueueReport(
         long dead,
         long unknown,
         @Nullable String oldestEligibleAge) {
-    static QueueReport of(ClaimQueue<?> queue, String worker, int failedPolls, QueueHealth h) {
+    static QueueReport of(ClaimQueue<?> queue, String worker, int failedPolls, int failedFlushes, QueueHealth h) {
         return new QueueReport(
                 queue.name(),
                 queue.table(),
                 worker,
                 failedPolls,
+                failedFlushes,
                 h.eligible(),
                 h.waiting(),
                 h.inFlight(),

@@ -137,6 +137,44 @@ class BatonAutoConfigurationTest {
         }
     }
 
+    /**
+     * {@code baton.queues."[outbox:...]".lease} was silently ignored (the outbox's lease is its Options'): the start
+     * now fails naming the queue and the way to set it; a lease the queue's definition reads is accepted (issue 20,
+     * service run friction 5).
+     */
+    @Test
+    void aLeasePropertyTheQueueDoesNotCarryFailsTheStart() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            String outboxQueue = "outbox:" + orders.outbox;
+            // a system property: SpringApplicationBuilder.properties would split "key=value" at the queue's colon
+            String key = "baton.queues.[" + outboxQueue + "].lease";
+            System.setProperty(key, "10s");
+            RuntimeException e;
+            try {
+                e = assertThrows(
+                        RuntimeException.class, () -> TestApp.start(db, orders, List.of(), "test.dispatcher=true")
+                                .close());
+            } finally {
+                System.clearProperty(key);
+            }
+            Throwable cause = e;
+            while (!(cause instanceof ConfigurationException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertInstanceOf(ConfigurationException.class, cause, e.toString());
+            assertTrue(cause.getMessage().contains("queue '" + outboxQueue + "'"), cause.getMessage());
+            assertTrue(cause.getMessage().contains("Outbox.Options"), cause.getMessage());
+            try (ConfigurableApplicationContext ctx =
+                    TestApp.start(db, orders, List.of(), "test.worker=true", "baton.queues.order-sync.lease=45s")) {
+                assertEquals(
+                        java.time.Duration.ofSeconds(45),
+                        ctx.getBean(BatonWorkers.class).queues().get(0).lease(),
+                        "read by the queue's definition (leaseOr): accepted");
+            }
+        }
+    }
+
     @Test
     void healthIsDownWhileTheDatabaseDoesNotAnswerAndUpAgainAfterwards() {
         TestDatabase db = server.get();
@@ -186,6 +224,45 @@ class BatonAutoConfigurationTest {
             outage.pollersDown = false;
             Await.until(() -> worker.consecutiveFailedPolls() == 0);
             assertEquals(Status.UP, health.health(true).getStatus());
+        }
+    }
+
+    /**
+     * Claims succeed while every commit of outcomes fails (the handler sets a column the table lacks): the polls'
+     * count goes 1, 0, 1, 0, and only the count of failed commits, reset by a commit that succeeds alone, shows it
+     * (issue 20, review #14).
+     */
+    @Test
+    void healthIsDownWhileEveryCommitOfOutcomesFailsAlthoughClaimsSucceed() {
+        TestDatabase db = server.get();
+        try (Orders orders = new Orders(db)) {
+            for (long id = 1; id <= 4; id++) {
+                orders.insert(id, Pay.PAID);
+            }
+            try (ConfigurableApplicationContext ctx = TestApp.start(
+                    db,
+                    orders,
+                    List.of(),
+                    "test.worker=true",
+                    "test.outcome-column=no_such_column",
+                    "baton.health.max-failed-polls=3",
+                    "baton.queues.order-sync.batch-size=1",
+                    "baton.queues.order-sync.poll-interval=50ms",
+                    "baton.queues.order-sync.max-idle-interval=200ms")) {
+                BatonHealthIndicator health = ctx.getBean(BatonHealthIndicator.class);
+                Worker worker = ctx.getBean(BatonWorkers.class).running().get("order-sync");
+                Await.until(() -> worker.consecutiveFailedFlushes() >= 3);
+                var down = health.health(true);
+                assertEquals(Status.DOWN, down.getStatus(), down.toString());
+                QueueReport report =
+                        (QueueReport) ((Map<?, ?>) down.getDetails().get("queues")).get("order-sync");
+                assertTrue(report.failedFlushes() >= 3, report.toString());
+                assertTrue(report.failedPolls() < 3, "claims succeed in between: " + report);
+                assertTrue(
+                        down.getDetails().get("problems").toString().contains("commits of outcomes failed"),
+                        down.toString());
+                assertEquals(0, orders.count("sync_status = 2"), "nothing was completed");
+            }
         }
     }
 

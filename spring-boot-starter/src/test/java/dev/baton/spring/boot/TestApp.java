@@ -94,9 +94,10 @@ class TestApp {
 
     @Bean
     @ConditionalOnProperty("test.worker")
-    QueueWorker<Sync> syncWorker(ClaimQueue<Sync> syncQueue) {
-        return QueueWorker.of(syncQueue, row -> Outcome.<Sync>complete(Sync.COMPLETED)
-                        .set("third_party_guid", "guid-" + row.id()))
+    QueueWorker<Sync> syncWorker(
+            ClaimQueue<Sync> syncQueue, @Value("${test.outcome-column:third_party_guid}") String outcomeColumn) {
+        return QueueWorker.of(
+                        syncQueue, row -> Outcome.<Sync>complete(Sync.COMPLETED).set(outcomeColumn, "guid-" + row.id()))
                 .configure(worker -> worker.name("test-sync"));
     }
 

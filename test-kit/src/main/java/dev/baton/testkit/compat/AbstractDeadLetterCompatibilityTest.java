@@ -170,6 +170,53 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         assertEquals(5, queue.claim(10).size());
     }
 
+    /**
+     * On a queue with a non-idempotent sink, rows that went dead after their send may have happened (the reconciler's
+     * deadLetter verdict, a completion the database refused after the send) are marked and left dead by both
+     * requeues unless the operator asks for them explicitly (issue 20, review #16); a row dead before its send is
+     * requeued as before.
+     */
+    @Test
+    void rowsThatMayHaveBeenSentStayDeadUnlessTheRequeueAsksForThem() {
+        ClaimQueue<Sync> sending = jobs.sendingQueue(baton, LEASE);
+        jobs.insert(1, 4, Payment.PAID);
+        List<ClaimedRow<Sync>> rows = new ArrayList<>(sending.claim(4));
+        rows.sort(java.util.Comparator.comparingLong(ClaimedRow::longId));
+        for (int i = 0; i < 3; i++) {
+            assertTrue(sending.markSending(rows.get(i)).done());
+        }
+        // 1: sent, the outcome unknown, and the reconciler gives up
+        sending.apply(rows.get(0), Outcome.unknown("timeout"));
+        assertTrue(sending.resolveUnknown(1L, Outcome.deadLetter("cannot tell")).done());
+        // 2: sent, and the database refuses the completion (a value too long for its column)
+        sending.apply(rows.get(1), Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g".repeat(100)));
+        // 3: sent, and the reconciler gives up too
+        sending.apply(rows.get(2), Outcome.unknown("timeout"));
+        assertTrue(sending.resolveUnknown(3L, Outcome.deadLetter("cannot tell")).done());
+        // 4: dead before any send
+        sending.apply(rows.get(3), Outcome.deadLetter("bad payload"));
+
+        List<DeadRow> dead = sending.deadRows(10);
+        assertEquals(List.of(1L, 2L, 3L, 4L), ids(dead));
+        for (DeadRow d : dead) {
+            assertEquals(d.longId() != 4, d.mayHaveBeenSent(), "row " + d.longId() + ": " + d.lastError());
+        }
+        assertTrue(dead.get(0).lastError().startsWith(DeadRow.MAY_HAVE_BEEN_SENT + "cannot tell"), dead.toString());
+
+        assertEquals(new BulkResult(1, 1), sending.requeueAllDead(10), "only the row never sent");
+        assertEquals(Sync.PENDING, jobs.sync(4));
+        assertEquals(
+                new TransitionResult.Rejected<>(1L, Sync.FAILED, Sync.PENDING),
+                sending.requeueDead(1L),
+                "a row that may have been sent needs the explicit option");
+        assertEquals(Sync.FAILED, jobs.sync(1));
+        assertEquals(
+                new TransitionResult.Applied<>(1L, Sync.PENDING),
+                sending.requeueDead(1L, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
+        assertEquals(new BulkResult(2, 1), sending.requeueAllDead(10, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
+        assertEquals(0, sending.deadCount());
+    }
+
     @Test
     void badInputIsRefusedWithATypedErrorBeforeAnySql() {
         ClaimQueue<Sync> sending = jobs.sendingQueue(baton, LEASE);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
+import dev.baton.BulkResult;
 import dev.baton.ClaimedRow;
 import dev.baton.EnqueueResult;
 import dev.baton.IllegalKeyException;
@@ -327,13 +328,95 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
         for (ClaimedRow<Outbox.Status> r : rows) {
             outbox.queue().complete(r, Outbox.Status.DELIVERED);
         }
-        assertEquals(0, outbox.purgeDelivered(Duration.ofHours(1)), "too young");
+        assertEquals(new BulkResult(0, 1), outbox.purgeDelivered(Duration.ofHours(1)), "too young");
         Baton later = Baton.builder(db.dataSource())
                 .dialect(new ShiftedClockDialect(
                         baton.dialect(), Duration.ofHours(2).toMillis()))
                 .build();
-        assertEquals(20, later.outbox(table).purgeDelivered(Duration.ofHours(1)));
+        assertEquals(new BulkResult(20, 1), later.outbox(table).purgeDelivered(Duration.ofHours(1)));
         assertEquals(10, count(""), "pending messages stay");
+    }
+
+    /**
+     * Per-key order survives a dead letter: the broker refuses the capture until the operator fixes it and requeues
+     * it; meanwhile the refund of the same key waits behind the dead capture instead of going first (issue 20,
+     * review #11).
+     */
+    @Test
+    void aDeadMessageHoldsItsKeySoARequeueKeepsTheOrder() throws Exception {
+        Outbox ordered = baton.outbox(
+                table,
+                Outbox.Options.defaults()
+                        .orderedPerKey(true)
+                        .retry(RetryPolicy.fixed(Duration.ZERO).maxAttempts(1)));
+        long captured = ((EnqueueResult.Enqueued)
+                        ordered.enqueue(Message.of("payment.captured", "{}").key("order-7")))
+                .id();
+        ordered.enqueue(Message.of("payment.refunded", "{}").key("order-7"));
+        ordered.enqueue(Message.of("payment.captured", "{}").key("order-8")); // another key is not held
+        java.util.concurrent.atomic.AtomicBoolean brokerRefuses = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<String> received = Collections.synchronizedList(new ArrayList<>());
+        Worker w = ordered.dispatcher(m -> {
+                    if (m.id() == captured && brokerRefuses.get()) {
+                        throw new IllegalStateException("broker refuses " + m.topic());
+                    }
+                    received.add(m.key() + " " + m.topic());
+                })
+                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                .start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while ((ordered.deadCount() == 0 || received.isEmpty()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, ordered.deadCount(), "the capture is dead");
+            Thread.sleep(500); // several polls: the refund must wait behind the dead capture
+            assertEquals(List.of("order-8 payment.captured"), received, "only the other key moved on");
+            brokerRefuses.set(false);
+            assertInstanceOf(TransitionResult.Applied.class, ordered.requeueDead(captured));
+            while (received.size() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } finally {
+            w.close();
+        }
+        assertEquals(
+                List.of("order-8 payment.captured", "order-7 payment.captured", "order-7 payment.refunded"),
+                received,
+                "order in which the sink received the messages");
+    }
+
+    /**
+     * The purge's DELETE commits and the reply is lost: the retry deletes nothing more. The count must say it is a
+     * lower bound, not report 0 as if nothing had been old enough (issue 20, review #9).
+     */
+    @Test
+    void aPurgeWhoseCommitReplyIsLostSaysItsCountIsALowerBound() {
+        for (int i = 0; i < 3; i++) {
+            outbox.enqueue(Message.of("t", "m" + i));
+        }
+        for (ClaimedRow<Outbox.Status> r : outbox.queue().claim(3)) {
+            outbox.queue().complete(r, Outbox.Status.DELIVERED);
+        }
+        FaultyDataSource faults = new FaultyDataSource(db);
+        Outbox later = Baton.builder(faults)
+                .dialect(new ShiftedClockDialect(
+                        baton.dialect(), Duration.ofHours(2).toMillis()))
+                .build()
+                .outbox(table);
+        faults.arm(Fault.on(FaultPoint.LOST_REPLY, StepKind.COMMIT, 1));
+        BulkResult r;
+        try {
+            r = later.purgeDelivered(Duration.ofHours(1));
+        } finally {
+            faults.disarm();
+        }
+        assertTrue(faults.fired().isPresent(), "the fault fired: " + faults.describe());
+        assertEquals(0, count(""), "every delivered message is gone");
+        assertTrue(
+                r.rows() == 3 || r.countInDoubt(),
+                "a purge that deleted 3 messages reports 3, or says its count is a lower bound: " + r + "; "
+                        + faults.describe());
     }
 
     /**

@@ -420,6 +420,58 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
     }
 
     /**
+     * The {@code createdAt} a listener gets for a delivered message (and so {@code baton.outbox.lag}) is the instant
+     * the message was stored, whatever the JVM's zone: on MySQL and MariaDB the column holds the UTC wall clock, and
+     * was read in the JVM's zone (9 h of lag for an instant delivery in Tokyo; issue 20, review #10).
+     */
+    @Test
+    void anOutboxMessagesCreatedAtIsTheInstantItWasStoredInAnyJvmZone() throws Exception {
+        for (String zone : List.of("Asia/Tokyo", "America/New_York")) {
+            String table = TestDatabases.uniqueName("zone_outbox");
+            tables.add(table);
+            TimeZone saved = TimeZone.getDefault();
+            TimeZone.setDefault(TimeZone.getTimeZone(zone));
+            try {
+                List<Instant> created = new java.util.concurrent.CopyOnWriteArrayList<>();
+                Baton baton = Baton.builder(inSessionZone(zone.equals("Asia/Tokyo") ? "+09:00" : "-05:00"))
+                        .dialect(dialect)
+                        .listener(new dev.baton.BatonListener() {
+                            @Override
+                            public void onDelivered(String outbox, dev.baton.OutboxMessage message, Instant createdAt) {
+                                created.add(createdAt);
+                            }
+                        })
+                        .build();
+                assertTrue(baton.ownTables().createOutboxTable(table));
+                Outbox outbox = baton.outbox(table);
+                Instant before = Instant.now();
+                outbox.enqueue(Message.of("t", "now"));
+                dev.baton.Worker w = outbox.dispatcher(m -> {})
+                        .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                        .start();
+                try {
+                    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                    while (created.isEmpty() && System.nanoTime() < deadline) {
+                        Thread.sleep(20);
+                    }
+                } finally {
+                    w.close();
+                }
+                Instant after = Instant.now();
+                assertEquals(1, created.size(), zone + ": delivered once");
+                Instant c = created.get(0);
+                // the database's clock and the JVM's may differ a little; an offset of hours is the defect
+                assertTrue(
+                        !c.isBefore(before.minusSeconds(60)) && !c.isAfter(after.plusSeconds(60)),
+                        zone + ": createdAt is the instant the message was stored; enqueued between " + before + " and "
+                                + after + ", listener got " + c);
+            } finally {
+                TimeZone.setDefault(saved);
+            }
+        }
+    }
+
+    /**
      * Runs {@code work} as {@code host} would: with the JVM's default zone set to the host's (drivers read it when they
      * open a connection) and every connection's session in the host's zone, on a Baton whose database clock is
      * shifted by {@code shiftMillis} ({@link ShiftedClockDialect}; 0 for none).

@@ -19,7 +19,9 @@ import org.springframework.boot.health.contributor.Status;
  *   <li>{@code DOWN} when the database does not answer (the query fails), a queue's worker is stopped while the
  *       application runs (it should be polling), or a worker's last {@code baton.health.max-failed-polls} polls
  *       (default 3) failed ({@link dev.baton.Worker#consecutiveFailedPolls()}: a worker keeps running, and retrying,
- *       while the database refuses its claims, so running is not the same as polling);
+ *       while the database refuses its claims, so running is not the same as polling), or as many of its commits of
+ *       outcomes failed in a row ({@link dev.baton.Worker#consecutiveFailedFlushes()}: claims that succeed in between
+ *       do not reset it);
  *   <li>{@code OUT_OF_SERVICE} when a queue's oldest eligible row is older than {@code baton.health.max-backlog-age}
  *       (or the queue's own {@code max-backlog-age}), or more rows than {@code baton.health.max-unknown} wait for
  *       reconciliation: the host is alive, but the work is not getting done, and a restart will not fix it;
@@ -58,6 +60,10 @@ public final class BatonHealthIndicator extends AbstractHealthIndicator {
             if (r.failedPolls() >= maxFailed) {
                 down.add("worker of queue '" + r.queue() + "': the last " + r.failedPolls()
                         + " polls failed (max-failed-polls " + maxFailed + ")");
+            }
+            if (r.failedFlushes() >= maxFailed) {
+                down.add("worker of queue '" + r.queue() + "': the last " + r.failedFlushes()
+                        + " commits of outcomes failed (max-failed-polls " + maxFailed + ")");
             }
             Duration maxAge = properties.queue(r.queue()).maxBacklogAge();
             if (maxAge == null) {
