@@ -4,11 +4,13 @@ import dev.baton.Baton;
 import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.StateTable;
+import dev.baton.TransactionReceipts;
 import dev.baton.TransitionResult;
 import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.spi.HostTransactions;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -79,7 +81,7 @@ final class SpringPageSnippets {
     }
 
     static TransitionResult<PaymentStatus> retried(
-            Baton baton, TransactionTemplate tx, StateTable<PaymentStatus> orders, long orderId) {
+            Baton baton, TransactionTemplate tx, StateTable<PaymentStatus> orders, Outbox outbox, long orderId) {
         // tag::spring-retry[]
         // deadlock, serialization failure, lock timeout, lost connection: run the whole transaction again
         RetryPolicy transientFailures = RetryPolicy.builder()
@@ -89,9 +91,20 @@ final class SpringPageSnippets {
                 .jitter(Duration.ofMillis(25))
                 .build();
         RetryTemplate retry = new RetryTemplate(transientFailures);
-        return retry.invoke(
-                () -> tx.execute(status -> orders.transition(orderId, PaymentStatus.PENDING, PaymentStatus.PAID)
-                        .apply()));
+        long receipt = TransactionReceipts.newReceipt(); // one per call, taken before the first attempt
+        AtomicReference<TransitionResult<PaymentStatus>> done = new AtomicReference<>();
+        return retry.invoke(() -> tx.execute(status -> {
+            if (!baton.receipts().record(receipt)) {
+                return done.get(); // an earlier attempt committed; only the reply to its COMMIT was lost
+            }
+            TransitionResult<PaymentStatus> r = orders.transition(orderId, PaymentStatus.PENDING, PaymentStatus.PAID)
+                    .apply();
+            if (r.applied()) {
+                outbox.enqueue(Message.of("payment.paid", Long.toString(orderId)));
+            }
+            done.set(r);
+            return r;
+        }));
         // end::spring-retry[]
     }
 
@@ -113,7 +126,7 @@ final class SpringPageSnippets {
             if (r.applied()) {
                 outbox.enqueue(Message.of("payment.paid", Long.toString(orderId))); // the same transaction
             }
-            return r; // committed here; retried whole on a deadlock or serialization failure
+            return r; // committed here; retried whole on a transient failure, never after a COMMIT that took effect
         });
         // end::in-transaction[]
     }
