@@ -20,28 +20,43 @@ import dev.baton.testservers.TestServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.orm.jpa.JpaTransactionManager;
+import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
+import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * A Spring transaction (DataSourceTransactionManager, TransactionTemplate) retried by Spring's RetryTemplate on
+ * A Spring transaction (DataSourceTransactionManager, or JpaTransactionManager over Hibernate; TransactionTemplate) retried by Spring's RetryTemplate on
  * {@code baton::isTransient}, as spring.md's recipe has it, with the call's receipt recorded first in each attempt:
  * every {@link FaultPoint} at every JDBC step of the work (a transition, a JdbcTemplate insert, an outbox message).
  * After each case the order is paid once, with one ledger line and one message, and the call was answered.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_LOCAL", "MARIADB_LOCAL"})
+@ParameterizedClass(name = "{0} {1}")
+@MethodSource("serversAndManagers")
 class SpringCallerTransactionFaultTest {
+    /** Which transaction manager runs the transactions. */
+    enum Manager {
+        JDBC,
+        JPA
+    }
+
+    static Stream<Arguments> serversAndManagers() {
+        return Stream.of(TestServer.POSTGRES_LOCAL, TestServer.MARIADB_LOCAL)
+                .flatMap(s -> Stream.of(Arguments.of(s, Manager.JDBC), Arguments.of(s, Manager.JPA)));
+    }
+
     enum Pay {
         PENDING,
         PAID
@@ -52,8 +67,13 @@ class SpringCallerTransactionFaultTest {
             .terminal(Pay.PAID)
             .build();
 
-    @Parameter
+    @Parameter(0)
     TestServer server;
+
+    @Parameter(1)
+    Manager manager;
+
+    private LocalContainerEntityManagerFactoryBean emf;
 
     private TestDatabase db;
     private String orders;
@@ -87,7 +107,7 @@ class SpringCallerTransactionFaultTest {
         payments = baton.table(orders).state("status", MACHINE);
         outbox = baton.outbox(outboxTable);
         jdbc = new JdbcTemplate(faults);
-        tx = new TransactionTemplate(new DataSourceTransactionManager(faults));
+        tx = new TransactionTemplate(manager == Manager.JDBC ? new DataSourceTransactionManager(faults) : jpa());
         // the recipe of spring.md
         retry = new RetryTemplate(RetryPolicy.builder()
                 .predicate(baton::isTransient)
@@ -96,8 +116,25 @@ class SpringCallerTransactionFaultTest {
                 .build());
     }
 
+    /** JPA's transaction manager over Hibernate, exposing its connection to the data source (as Spring Boot does). */
+    private PlatformTransactionManager jpa() {
+        emf = new LocalContainerEntityManagerFactoryBean();
+        emf.setDataSource(faults);
+        emf.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
+        emf.setPackagesToScan(dev.baton.spring.jpa.JpaOrder.class.getPackageName());
+        emf.setJpaPropertyMap(java.util.Map.of("hibernate.hbm2ddl.auto", "none"));
+        emf.afterPropertiesSet();
+        JpaTransactionManager tm = new JpaTransactionManager(java.util.Objects.requireNonNull(emf.getObject()));
+        tm.setDataSource(faults);
+        return tm;
+    }
+
     private void tearDown() {
-        System.out.println("[spring caller-transaction faults] " + db.name() + ": " + cases + " case(s)");
+        if (emf != null) {
+            emf.destroy();
+        }
+        System.out.println(
+                "[spring caller-transaction faults] " + db.name() + " " + manager + ": " + cases + " case(s)");
         for (String t : List.of(orders, ledger, outboxTable, receipts)) {
             db.dropTableIfExists(t);
         }
