@@ -60,9 +60,14 @@ public final class ClaimQueue<S extends Enum<S>> {
     ClaimQueue(QueueDefinition<S> definition) {
         this.shape = new QueueShape<>(definition);
         String name = shape.name;
+        Duration lease = shape.lease;
+        Duration margin = shape.margin;
+        Duration sendTimeout = shape.sendTimeout;
         this.claimer = new Claimer<>(
-                shape, (id, token, attempt, values) -> new ClaimedRow<>(name, id, token, attempt, values));
-        this.writes = new FencedWrites<>(shape, Outcome::assignments);
+                shape,
+                (id, token, attempt, values, start) ->
+                        new ClaimedRow<>(name, id, token, attempt, values, start, lease, margin, sendTimeout));
+        this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
         this.deadLetters = new DeadLetters<>(shape);
@@ -297,9 +302,18 @@ public final class ClaimQueue<S extends Enum<S>> {
         return heartbeatAll(List.of(row)).get(0);
     }
 
-    /** Extends the leases of many rows in one transaction. */
+    /**
+     * Extends the leases of many rows in one transaction, and the local deadline ({@link ClaimedRow#remaining()}) of
+     * each row extended, counted from the time taken before the statement was sent.
+     */
     public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
+        long start = System.nanoTime();
         List<LeaseResult<S>> results = writes.heartbeatAll(rows);
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i).done()) {
+                rows.get(i).renewed(start);
+            }
+        }
         refused(results, BatonListener.FencedWrite.HEARTBEAT);
         return results;
     }
@@ -321,6 +335,15 @@ public final class ClaimQueue<S extends Enum<S>> {
      * {@code OFF}, returns only once a standby has flushed the mark, or the queue's wait is over (then {@code REQUIRE}
      * throws, {@code WARN} logs).
      *
+     * <p>Refused before any SQL, with {@link LeaseResult.TooLate}, when the claim's local deadline ({@link
+     * ClaimedRow#remaining()}) passed or less than the queue's {@link ClaimQueueBuilder#sendTimeout send timeout} is
+     * left before it: the process may have been paused past its lease, or the send could outlive it. Nothing is
+     * written; the row stays processing under this claim until its lease ends (release it to hand it out sooner). Do
+     * not send. Once the mark committed, the local deadline counts from the mark (which stamped a fresh lease), and
+     * {@link ClaimedRow#sendTimeLeft()} is the time the call may take.
+     *
+     * @return {@link LeaseResult.Done} (sending: make the call, within {@link ClaimedRow#sendTimeLeft()}), {@link
+     *     LeaseResult.LeaseLost} (another claim has the row: do not send) or {@link LeaseResult.TooLate} (do not send)
      * @throws ConfigurationException if the queue has no sending state
      * @throws SendNotDurableException with {@link SendDurability#REQUIRE}, when no standby had the mark in time: do not
      *     make the call; give the row back with {@link Outcome#retry}
@@ -338,7 +361,16 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new BatonException("markSending in queue '" + shape.name + "' must commit before the external call:"
                     + " call it outside a transaction");
         }
+        checkQueue(row);
+        long start = System.nanoTime();
+        long left = row.nanosLeft(start);
+        if (left < row.sendTimeoutNanos()) {
+            return new LeaseResult.TooLate<>(row.id(), Duration.ofNanos(left));
+        }
         LeaseResult<S> marked = writes.markSending(row);
+        if (marked.done()) {
+            row.markedSending(start);
+        }
         refused(List.of(marked), BatonListener.FencedWrite.SEND);
         return marked;
     }
@@ -363,9 +395,33 @@ public final class ClaimQueue<S extends Enum<S>> {
         return sweeps.takeWorkerTurn(minGapNanos);
     }
 
-    /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */
+    /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */
+    public Duration sendTimeout() {
+        return shape.sendTimeout;
+    }
+
+    /**
+     * Ids of rows in the unknown state that are ready for reconciliation, lowest id first, at most {@code limit}. A row
+     * is ready once its quarantine passed by the database clock: the expiry sweep gives a send whose lease ran out
+     * {@code lease_until + sendTimeout + margin} (the margin is a twentieth of the lease, at most 2 s), a handler that
+     * failed after the mark {@code now + sendTimeout + margin}, and keeps it in the lease column. Until then the sender
+     * may still be alive, paused between its last check and its call, and a sink that has nothing yet proves nothing.
+     * Rows in quarantine are left out (they are counted in {@link QueueHealth}).
+     */
     public List<Object> unknownRows(int limit) {
-        return sweeps.unknownRows(limit);
+        return sweeps.unknownRows(null, limit);
+    }
+
+    /**
+     * Ids of rows in the unknown state that are ready for reconciliation (as {@link #unknownRows(int)}) with an id
+     * greater than {@code afterId}, lowest id first, at most {@code limit}: the next page after the last id of the
+     * previous one.
+     *
+     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     */
+    public List<Object> unknownRowsAfter(Object afterId, int limit) {
+        Objects.requireNonNull(afterId, "afterId");
+        return sweeps.unknownRows(afterId, limit);
     }
 
     /**
@@ -382,7 +438,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     public <I> List<I> unknownRows(int limit, Class<I> idType) {
         Objects.requireNonNull(idType, "idType");
         List<I> ids = new ArrayList<>();
-        for (Object id : sweeps.unknownRows(limit)) {
+        for (Object id : sweeps.unknownRows(null, limit)) {
             ids.add(TypedValues.as(id, idType, "id of an unknown send in queue '" + shape.name + "'"));
         }
         return ids;
@@ -394,6 +450,10 @@ public final class ClaimQueue<S extends Enum<S>> {
      * unless it has used {@code maxAttempts}: then it goes to the dead state, as an expired last attempt does in
      * {@link #reclaimExpired()} (when the machine allows unknown → dead). Guarded by the unknown state, so two
      * reconcilers cannot both resolve a row.
+     *
+     * <p>It does not wait for the row's quarantine (see {@link #unknownRows(int)}): an operator may resolve any unknown
+     * row. Before answering {@code sent = false} for a row still in quarantine, be sure its sender is gone (its process
+     * ended): a sender paused after its mark may still call the sink, and the row would then be sent twice.
      *
      * @return Done, or LeaseLost when the row was no longer unknown
      */
@@ -424,6 +484,9 @@ public final class ClaimQueue<S extends Enum<S>> {
      * (give up: the row moves to the dead state with the reason), {@link Outcome#unknown} or {@code null} (cannot
      * tell yet: the row stays unknown, nothing is written). The token of the claim that sent it is cleared, so a
      * stale worker never counts the row as its own. Thread-safe.
+     *
+     * <p>Like {@link #resolveUnknown(Object, boolean, Outcome)}, it does not wait for the row's quarantine: a release of
+     * a row that {@link #unknownRows(int)} did not list yet may send it twice, if its paused sender wakes up.
      *
      * @param id the row's id
      * @param verdict the verdict, or null

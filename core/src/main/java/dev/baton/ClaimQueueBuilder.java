@@ -34,6 +34,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     private final List<String> orderBy = new ArrayList<>();
     private final List<String> select = new ArrayList<>();
     private Duration lease = Duration.ofMinutes(5);
+    private Duration sendTimeout;
     private RetryPolicy retry =
             RetryPolicy.exponential(Duration.ofSeconds(5), 2.0).maxAttempts(10);
     private String leaseColumn = "lease_until";
@@ -147,6 +148,25 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         return this;
     }
 
+    /**
+     * The longest a send of a non-idempotent sink may take ({@link #nonIdempotentSink}): the time the handler's client
+     * gets for one call ({@link ClaimedRow#sendTimeLeft()}), which {@link ClaimQueue#markSending} requires to be left
+     * before the claim's local deadline, and part of the quarantine before an unknown send is offered for
+     * reconciliation ({@link ClaimQueue#unknownRows(int)}). Default: a quarter of the lease, at most 1 minute. Must be
+     * positive and below half the lease ({@link #build()} checks it, whichever is set first).
+     *
+     * @throws ConfigurationException if not positive (the comparison with the lease is made by {@link #build()})
+     */
+    public ClaimQueueBuilder<S> sendTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new ConfigurationException(
+                    "sendTimeout must be positive, was " + timeout + " (queue '" + name + "')");
+        }
+        this.sendTimeout = timeout;
+        return this;
+    }
+
     /** How long a claim holds a row (default 5 minutes), measured by the database clock; 1 s to 24 h. */
     public ClaimQueueBuilder<S> lease(Duration lease) {
         Objects.requireNonNull(lease, "lease");
@@ -192,10 +212,50 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         return this;
     }
 
+    /** A quarter of the lease, at most 1 minute: a sensible client timeout for a send that must not repeat. */
+    static Duration defaultSendTimeout(Duration lease) {
+        Duration quarter = lease.dividedBy(4);
+        return quarter.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : quarter;
+    }
+
+    /**
+     * A reconciler resolves an unknown send as sent (a completion state), not sent (the claimable state) or given up
+     * (the dead state): without those moves the machine builds fine and every reconciliation fails later, row by row.
+     */
+    private void checkUnknownExits() {
+        List<String> missing = new ArrayList<>();
+        if (!machine.canTransition(unknown, claimable)) {
+            missing.add(unknown + " -> " + claimable + " (not sent: send again)");
+        }
+        boolean completes = false;
+        for (S s : machine.states()) {
+            if (s != claimable
+                    && s != dead
+                    && s != processing
+                    && s != sending
+                    && s != unknown
+                    && machine.canTransition(unknown, s)) {
+                completes = true;
+            }
+        }
+        if (!completes) {
+            missing.add(unknown + " -> a completion state (sent)");
+        }
+        if (!machine.canTransition(unknown, dead)) {
+            missing.add(unknown + " -> " + dead + " (give up)");
+        }
+        if (!missing.isEmpty()) {
+            throw new ConfigurationException("queue '" + name + "': the machine has no way out of the unknown state "
+                    + unknown + " for a reconciler; allow " + String.join(", ", missing));
+        }
+    }
+
     /**
      * Validates and builds the queue.
      *
-     * @throws ConfigurationException naming what is missing or inconsistent
+     * @throws ConfigurationException naming what is missing or inconsistent: e.g. a {@link #sendTimeout} not below half
+     *     the lease, or a non-idempotent sink whose machine has no way out of the unknown state for a reconciler
+     *     (unknown → the claimable state, and unknown → the dead state or another completion state)
      * @throws IllegalTransitionException if the machine does not allow a transition the queue makes
      */
     public ClaimQueue<S> build() {
@@ -220,6 +280,17 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
             machine.checkTransition(processing, sending);
             machine.checkTransition(sending, unknown);
             machine.checkTransition(sending, dead);
+            checkUnknownExits();
+        }
+        Duration send = sendTimeout != null ? sendTimeout : defaultSendTimeout(lease);
+        if (sendTimeout != null && sending == null) {
+            throw new ConfigurationException("queue '" + name + "' sets sendTimeout but has no nonIdempotentSink(...):"
+                    + " only a non-idempotent sink's sends are timed");
+        }
+        if (send.multipliedBy(2).compareTo(lease) >= 0) {
+            throw new ConfigurationException("sendTimeout " + send + " of queue '" + name + "' must be below half the"
+                    + " lease (" + lease + "): a send must be over well before the lease ends, so that a paused or slow"
+                    + " sender can be told apart from a finished one");
         }
         Set<String> managed = new HashSet<>();
         for (String c :
@@ -249,6 +320,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 orderBy,
                 select,
                 lease,
+                send,
                 retry,
                 leaseColumn,
                 tokenColumn,

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.TypedValues;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
@@ -11,6 +12,16 @@ import org.jspecify.annotations.Nullable;
  * selects. Every later write about the row carries the token. Thread-safe; the lease flag may be set by the worker's
  * heartbeat thread while a handler runs.
  *
+ * <p>Besides the lease the database keeps, a claimed row has a <em>local deadline</em> by this JVM's monotonic clock
+ * ({@link System#nanoTime()}): the time taken before the claim statement was sent, plus the lease, minus a safety
+ * margin (a twentieth of the lease, at most 2 s). The database stamped its lease after that moment, so the local
+ * deadline passes before the database's lease ends, whatever the two clocks read. A heartbeat, and the mark of a send
+ * ({@link ClaimQueue#markSending}), move it on from the time taken before their statement. It needs no heartbeat to
+ * pass: a process that was paused (a GC pause, {@code SIGSTOP}, a frozen VM) finds it passed when it resumes, where
+ * the lease-lost flag still reads false because no heartbeat ran. {@link #checkLease()} and {@link
+ * ClaimQueue#markSending} refuse once it passed; {@link #remaining()} and {@link #sendTimeLeft()} give a client its
+ * timeout.
+ *
  * @param <S> the enum of states
  */
 public final class ClaimedRow<S extends Enum<S>> {
@@ -20,10 +31,40 @@ public final class ClaimedRow<S extends Enum<S>> {
     private final int attempt;
     private final Map<String, @Nullable Object> values;
     private final int hash; // the worker keys its in-flight map by the row: hashed on every put and remove
+    private final long leaseNanos;
+    private final long marginNanos;
+    private final long sendTimeoutNanos;
     private volatile boolean leaseLost;
     private volatile @Nullable Thread handlerThread;
+    /** The local deadline, a {@link System#nanoTime()} value; only ever moved on. */
+    private volatile long deadline;
+    /** When the send must be over, a {@link System#nanoTime()} value; valid once {@link #marked}. */
+    private volatile long sendDeadline;
+
+    private volatile boolean marked;
 
     ClaimedRow(String queue, Object id, long token, int attempt, Map<String, @Nullable Object> values) {
+        this(queue, id, token, attempt, values, System.nanoTime(), Duration.ofDays(1), Duration.ZERO, Duration.ZERO);
+    }
+
+    /**
+     * A claimed row whose claim statement was sent after {@code startNanos} ({@link System#nanoTime()}), for a queue
+     * with {@code lease}, {@code margin} and {@code sendTimeout}.
+     */
+    ClaimedRow(
+            String queue,
+            Object id,
+            long token,
+            int attempt,
+            Map<String, @Nullable Object> values,
+            long startNanos,
+            Duration lease,
+            Duration margin,
+            Duration sendTimeout) {
+        this.leaseNanos = lease.toNanos();
+        this.marginNanos = margin.toNanos();
+        this.sendTimeoutNanos = sendTimeout.toNanos();
+        this.deadline = startNanos + leaseNanos - marginNanos;
         this.queue = queue;
         this.id = id;
         this.token = token;
@@ -59,6 +100,44 @@ public final class ClaimedRow<S extends Enum<S>> {
      */
     public long longId() {
         return id(Long.class);
+    }
+
+    /**
+     * The token of this claim's send, for a sink that fences ("the way to zero" in the claim-queues guide): the same
+     * for every call this claim makes, and ordered across the claims of the row: a claim that can send (it committed
+     * {@link ClaimQueue#markSending}) has a higher token than every earlier claim of the row that could. A sink that
+     * keeps the highest token it saw per row (or that the reconciler raised it to) and refuses a call with a token not
+     * above it turns away a sender that resumed after its row was given to another claim.
+     *
+     * <p>It is the attempt number ({@link #attempt()}): every claim adds one to the row's attempts column in the same
+     * atomic statement that hands the row to exactly one claimer, so two claims of a row never share an attempt that
+     * could send. The only moves that lower the column are the release of a row still in the processing state (so
+     * never marked sending: its attempt is given back, and it sent nothing) and the operator's {@link
+     * ClaimQueue#requeueDead} (the count starts again at 1: a fenced sink that saw a send of the row before refuses the
+     * requeued row's sends until the sink's record is reset, which is the safe side for a row that may have been sent).
+     */
+    public long sendToken() {
+        return attempt;
+    }
+
+    /**
+     * The time left before this claim's local deadline (see the class comment); zero or negative once it passed.
+     * Give a client no more than this for a call it makes under the claim.
+     */
+    public Duration remaining() {
+        return Duration.ofNanos(deadline - System.nanoTime());
+    }
+
+    /**
+     * The time the send of a non-idempotent sink may still take: after {@link ClaimQueue#markSending} committed, the
+     * time left of the queue's {@link ClaimQueueBuilder#sendTimeout} from the mark (never past the local deadline);
+     * before it, the send timeout (or the time left, if less). Give it to the client as its timeout for the whole call
+     * (connect, write, read). Zero or negative: do not send.
+     */
+    public Duration sendTimeLeft() {
+        long now = System.nanoTime();
+        long end = marked ? Math.min(sendDeadline, deadline) : Math.min(now + sendTimeoutNanos, deadline);
+        return Duration.ofNanos(end - now);
     }
 
     /** The fencing token of this claim: fresh for every claim of the row. */
@@ -110,29 +189,76 @@ public final class ClaimedRow<S extends Enum<S>> {
     }
 
     /**
-     * True once the worker learned that this claim is lost (a heartbeat found the row reclaimed). A handler checks it
-     * right before an external call it cannot undo.
+     * True once the worker learned that this claim is lost (a heartbeat found the row reclaimed), or once the claim's
+     * local deadline passed (see the class comment). A handler checks it right before an external call it cannot
+     * undo.
      */
     public boolean leaseLost() {
-        return leaseLost;
+        return leaseLost || deadline - System.nanoTime() <= 0;
     }
 
     /**
-     * Throws {@link LeaseLostException} if the lease is known to be lost; call it before an external call that cannot
-     * be undone.
+     * Throws {@link LeaseLostException} if the lease is known to be lost, or the claim's local deadline passed (the
+     * lease may have ended in the database while this process was paused, and no heartbeat ran to tell); call it right
+     * before an external call that cannot be undone. It cannot cover a pause between this check and the call's
+     * bytes leaving the process: the claim-queues guide states that window.
+     *
+     * @throws LeaseLostException as said
      */
     public void checkLease() {
         if (leaseLost) {
             throw new LeaseLostException(queue, id);
         }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new LeaseLostException(
+                    queue,
+                    id,
+                    "the claim's local deadline passed "
+                            + Duration.ofNanos(-left).toMillis()
+                            + " ms ago (this process may have been paused past its lease)");
+        }
     }
 
-    void markLeaseLost() {
+    /** Marks the lease lost and interrupts the handler; true the first time, false when it was marked already. */
+    synchronized boolean markLeaseLost() {
+        boolean first = !leaseLost;
         leaseLost = true;
         Thread t = handlerThread;
         if (t != null) {
             t.interrupt();
         }
+        return first;
+    }
+
+    /** True once the lease-lost flag is set (by a heartbeat or the worker), whatever the local deadline says. */
+    boolean markedLost() {
+        return leaseLost;
+    }
+
+    /** The nanoseconds left before the local deadline at {@code now}. */
+    long nanosLeft(long now) {
+        return deadline - now;
+    }
+
+    /** The queue's send timeout in nanoseconds. */
+    long sendTimeoutNanos() {
+        return sendTimeoutNanos;
+    }
+
+    /** A heartbeat whose statement was sent after {@code startNanos} extended the lease in the database. */
+    synchronized void renewed(long startNanos) {
+        long d = startNanos + leaseNanos - marginNanos;
+        if (d - deadline > 0) {
+            deadline = d;
+        }
+    }
+
+    /** The mark of a send, sent after {@code startNanos}, committed: it stamped a fresh lease too. */
+    synchronized void markedSending(long startNanos) {
+        renewed(startNanos);
+        sendDeadline = startNanos + sendTimeoutNanos;
+        marked = true;
     }
 
     void handlerThread(Thread thread) {

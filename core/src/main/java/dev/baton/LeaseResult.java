@@ -1,11 +1,13 @@
 package dev.baton;
 
 import dev.baton.internal.TypedValues;
+import java.time.Duration;
 
 /**
  * The result of a write that only the current holder of a claim may make (complete, retry, dead-letter, heartbeat,
  * release, mark-sending). Guarded by the row's state and fencing token: a worker whose lease expired and whose row
- * was reclaimed gets {@link LeaseLost}, and its write changed nothing.
+ * was reclaimed gets {@link LeaseLost}, and its write changed nothing. {@link ClaimQueue#markSending} may also answer
+ * {@link TooLate}.
  *
  * @param <S> the enum of states
  */
@@ -54,4 +56,15 @@ public sealed interface LeaseResult<S extends Enum<S>> {
      * @param <S> the enum of states
      */
     record LeaseLost<S extends Enum<S>>(Object id) implements LeaseResult<S> {}
+
+    /**
+     * {@link ClaimQueue#markSending} refused before any SQL: the claim's local deadline passed, or less than the
+     * queue's send timeout is left before it. Nothing was written; do not send. The row stays held by this claim in
+     * the processing state until its lease ends (or a release gives it back).
+     *
+     * @param id the row id
+     * @param remaining the time that was left before the local deadline (zero or negative: it had passed)
+     * @param <S> the enum of states
+     */
+    record TooLate<S extends Enum<S>>(Object id, Duration remaining) implements LeaseResult<S> {}
 }

@@ -259,7 +259,13 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** Resolves unknown sends (non-idempotent sinks); called for each unknown row at every sweep. */
+        /**
+         * Resolves unknown sends (non-idempotent sinks); called at every sweep for each unknown row whose quarantine
+         * passed ({@link ClaimQueue#unknownRows(int)}: its lease, the queue's send timeout and a margin, by the database
+         * clock, so that a sender paused after its mark has woken up or is gone), up to 500 rows a sweep, taking up
+         * where the last sweep stopped. A reconciler that throws for one row is logged, told to {@link
+         * BatonListener#onWorkerError}, and the sweep goes on with the next row; the row stays unknown.
+         */
         public Builder<S> reconcile(Reconciler<S> reconciler) {
             this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
             return this;
@@ -346,8 +352,8 @@ public final class Worker implements AutoCloseable {
     /** The row operations only the worker's loop performs. */
     private static final class Signals<S extends Enum<S>> implements WorkerLoop.RowSignals<S> {
         @Override
-        public void leaseLost(ClaimedRow<S> row) {
-            row.markLeaseLost();
+        public boolean leaseLost(ClaimedRow<S> row) {
+            return row.markLeaseLost();
         }
 
         @Override

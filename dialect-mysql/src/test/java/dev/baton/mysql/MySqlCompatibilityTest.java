@@ -11,6 +11,8 @@ import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractSendPauseCompatibilityTest;
+import dev.baton.testkit.compat.AbstractSendPauseProcessTest;
 import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
@@ -56,6 +58,10 @@ class MySqlCompatibilityTest {
     class ClaimProcess extends AbstractClaimProcessTest {}
 
     @Nested
+    @Order(Integer.MAX_VALUE - 1) // worker JVMs stopped and continued with signals
+    class SendPauseProcess extends AbstractSendPauseProcessTest {}
+
+    @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
 
     @Nested
@@ -75,6 +81,9 @@ class MySqlCompatibilityTest {
 
     @Nested
     class Edges extends AbstractEdgeCompatibilityTest {}
+
+    @Nested
+    class SendPause extends AbstractSendPauseCompatibilityTest {}
 
     @Nested
     class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}

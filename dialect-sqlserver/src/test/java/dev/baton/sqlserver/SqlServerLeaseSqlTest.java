@@ -73,7 +73,10 @@ class SqlServerLeaseSqlTest {
                         sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
                                 + " [attempts] >= ?",
                         sweep + " WHERE [sync_status] = 0 AND [attempts] >= ?",
-                        sweep + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
+                        // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
+                        "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
+                                + " [lease_until] = DATEADD(millisecond, 32000, [lease_until]), [claim_token] = NULL"
+                                + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
                 sql);
         sql.forEach(SqlServerSqlTest::parse);
         assertEquals(List.of(Sync.PENDING.code(), 3).toString(), attemptsLeft, "back to PENDING below maxAttempts");
@@ -85,6 +88,33 @@ class SqlServerLeaseSqlTest {
                 putBack,
                 "claimable rows with their attempts used up go to the dead state");
         assertEquals(List.of(Sync.UNKNOWN.code()).toString(), sending, "expired SENDING rows go to UNKNOWN");
+    }
+
+    /** Issue 20: unknown sends are listed for reconciliation only once their quarantine (the lease column) ended. */
+    @Test
+    void unknownSendsAreListedAfterTheirQuarantine() {
+        queue.unknownRows(100);
+        queue.unknownRowsAfter(7L, 100);
+        String after = recorder.bindsOf(1);
+        List<String> sql = recorder.take();
+        String list = "SELECT [id] FROM [orders] WHERE [sync_status] = 5 AND ([lease_until] IS NULL OR [lease_until] <"
+                + " SYSUTCDATETIME())";
+        assertEquals(List.of(list + " ORDER BY [id]", list + " AND [id] > ? ORDER BY [id]"), sql);
+        sql.forEach(SqlServerSqlTest::parse);
+        assertEquals("[7]", after);
+    }
+
+    /** Issue 20: a handler that failed after the mark leaves its row unknown for the send timeout and the margin. */
+    @Test
+    void anUnknownOutcomeQuarantinesTheRowFromNow() {
+        ClaimedRow<Sync> row = claimOne();
+        queue.apply(row, Outcome.unknown("read timed out"));
+        List<String> sql = recorder.take();
+        assertEquals(
+                "UPDATE [orders] SET [sync_status] = ?, [lease_until] = DATEADD(millisecond, 32000, SYSUTCDATETIME()),"
+                        + " [last_error] = ? WHERE [id] = ? AND [claim_token] = ? AND [sync_status] IN (1, 4)",
+                sql.get(0));
+        SqlServerSqlTest.parse(sql.get(0));
     }
 
     /** Issue 11 item 3: the claim passes over rows that have used maxAttempts, in the pick and in the update. */

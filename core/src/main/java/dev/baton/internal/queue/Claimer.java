@@ -31,8 +31,11 @@ public final class Claimer<S extends Enum<S>, R> {
     /** Makes the queue's row object from what a claim returned. */
     @FunctionalInterface
     public interface RowFactory<R> {
-        /** One claimed row. */
-        R row(Object id, long token, int attempt, Map<String, Object> selected);
+        /**
+         * One claimed row; {@code startNanos} is the {@link System#nanoTime()} taken before the claim statement was
+         * sent (the start of the row's local deadline).
+         */
+        R row(Object id, long token, int attempt, Map<String, Object> selected, long startNanos);
     }
 
     /**
@@ -79,6 +82,9 @@ public final class Claimer<S extends Enum<S>, R> {
         BatchUpdate statement = statement(batchSize);
         ClaimArgs args = new ClaimArgs(processingCode, newToken());
         Object[] bound = args.toArray();
+        // before the statement leaves: the database stamps the lease later than this, so a local deadline counted
+        // from here ends before the lease (a retry after a lost reply only stamps later still)
+        long start = System.nanoTime();
         List<Object[]> returned = shape.engine.batchUpdate(
                 operation, c -> statement.execute(c, bound), c -> readBackOrClaim(c, statement, bound, args.token()));
         if (returned.size() > batchSize) {
@@ -95,7 +101,7 @@ public final class Claimer<S extends Enum<S>, R> {
                     values.put(select.get(i), r[FIRST_SELECTED + i]);
                 }
             }
-            out.add(rows.row(r[ID], args.token(), ((Number) r[ATTEMPTS]).intValue(), values));
+            out.add(rows.row(r[ID], args.token(), ((Number) r[ATTEMPTS]).intValue(), values, start));
         }
         return out;
     }

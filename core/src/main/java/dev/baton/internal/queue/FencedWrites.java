@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,16 +79,20 @@ public final class FencedWrites<S extends Enum<S>> {
 
     private final QueueShape<S> shape;
     private final Function<Outcome<S>, Assignments> assignments;
+    private final Predicate<ClaimedRow<S>> firstLoss;
     private final Set<String> managed;
     private final ConcurrentMap<String, String> sql = new ConcurrentHashMap<>();
 
     /**
      * Fenced writes for the queue of {@code shape}; {@code assignments} reads the columns a completion sets besides
-     * the state.
+     * the state; {@code firstLoss} marks a claimed row's lease lost and says whether it was the first time (a loss is
+     * told to the listeners once per claim, however many writes meet it).
      */
-    public FencedWrites(QueueShape<S> shape, Function<Outcome<S>, Assignments> assignments) {
+    public FencedWrites(
+            QueueShape<S> shape, Function<Outcome<S>, Assignments> assignments, Predicate<ClaimedRow<S>> firstLoss) {
         this.shape = shape;
         this.assignments = assignments;
+        this.firstLoss = firstLoss;
         QueueDefinition<S> def = shape.def;
         this.managed = Set.of(
                 Assignments.lower(def.idColumn()),
@@ -129,14 +134,24 @@ public final class FencedWrites<S extends Enum<S>> {
             }
             results = out;
         }
-        if (shape.engine.hasListeners()) {
-            for (int i = 0; i < results.size(); i++) {
-                LeaseResult<S> r = results.get(i);
-                Decision<S> d = decisions.get(i);
+        for (int i = 0; i < results.size(); i++) {
+            LeaseResult<S> r = results.get(i);
+            Decision<S> d = decisions.get(i);
+            if (r instanceof LeaseResult.LeaseLost<S>) {
+                // once per claim: a heartbeat may have found the loss already and told the listeners (correctness #15)
+                if (firstLoss.test(d.row())) {
+                    log.warn(
+                            "queue '{}': lease lost on row {} (attempt {}): the outcome {} was not written; another"
+                                    + " claim may hold the row",
+                            shape.name,
+                            r.id(),
+                            d.row().attempt(),
+                            d.outcome().kind());
+                    shape.engine.fire(l -> l.onLeaseLost(shape.name, r.id()));
+                }
+            } else if (shape.engine.hasListeners()) {
                 shape.engine.fire(l -> {
-                    if (r instanceof LeaseResult.LeaseLost<S>) {
-                        l.onLeaseLost(shape.name, r.id());
-                    } else if (r instanceof LeaseResult.Done<S> done) {
+                    if (r instanceof LeaseResult.Done<S> done) {
                         l.onOutcome(
                                 shape.name,
                                 r.id(),
@@ -417,7 +432,17 @@ public final class FencedWrites<S extends Enum<S>> {
                     throw new ConfigurationException(
                             "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)");
                 }
-                return withError("unknown", shape.unknown, row, outcome.error());
+                // the handler failed after the mark: what it started may still reach the sink within the send timeout,
+                // so the row waits that long (and the margin) before a reconciler is asked (Sweeps.unknownRows)
+                String update = sql.computeIfAbsent(
+                        "unknown",
+                        k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
+                                + shape.nowPlus(Sweeps.quarantine(shape)) + ", " + shape.qError + " = ?"
+                                + shape.fence);
+                List<Object> binds = new ArrayList<>();
+                binds.add(shape.machine.code(shape.unknown));
+                binds.add(truncate(outcome.error()));
+                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.unknown);
             }
             case RELEASE -> {
                 // Only a row still PROCESSING goes back: a SENDING row's irreversible call may be under way, so it

@@ -30,6 +30,7 @@ public record QueueDefinition<S extends Enum<S>>(
         List<String> orderBy,
         List<String> select,
         Duration lease,
+        Duration sendTimeout,
         RetryPolicy retry,
         String leaseColumn,
         String tokenColumn,

@@ -47,6 +47,14 @@ public final class QueueShape<S extends Enum<S>> {
     public final S unknown;
     /** The lease a claim stamps. */
     public final Duration lease;
+    /** The longest a send of a non-idempotent sink may take. */
+    public final Duration sendTimeout;
+    /**
+     * What the local deadline of a claim keeps back from the lease, and what the quarantine of an unknown send adds:
+     * a twentieth of the lease, at most 2 s. It covers the rate difference of the JVM's monotonic clock and the
+     * database's clock over one lease (NTP slews at most 0.05 %) and the scheduling of the checks.
+     */
+    public final Duration margin;
     /** Backoff and attempts. */
     public final RetryPolicy retry;
 
@@ -108,6 +116,9 @@ public final class QueueShape<S extends Enum<S>> {
         this.sending = def.sending();
         this.unknown = def.unknown();
         this.lease = def.lease();
+        this.sendTimeout = def.sendTimeout();
+        Duration twentieth = lease.dividedBy(20);
+        this.margin = twentieth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : twentieth;
         this.retry = def.retry();
 
         this.qTable = Identifiers.quoteTable(d, table);

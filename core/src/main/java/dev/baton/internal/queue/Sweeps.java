@@ -12,9 +12,12 @@ import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The queue's housekeeping: expired leases back to the claimable state (and expired sends to the unknown state), rows
@@ -24,6 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param <S> the enum of states
  */
 public final class Sweeps<S extends Enum<S>> {
+    private static final Logger log = LoggerFactory.getLogger(Sweeps.class);
+
     /** Rows per sweep statement. */
     private static final int BATCH = 500;
 
@@ -68,8 +73,20 @@ public final class Sweeps<S extends Enum<S>> {
                 false,
                 new SqlFragment(shape.qAttempts + " >= ?", List.of(max)),
                 SqlFragment.of(""));
-        this.expireSends =
-                shape.sending == null ? null : sweep(shape.sending, shape.unknown, true, null, SqlFragment.of(""));
+        // An expired send keeps in its lease column when its quarantine ends: lease + sendTimeout + margin. Its sender
+        // may be alive and paused between its last check and its call; until then a reconciler that finds nothing at
+        // the sink proves nothing (issue 20 item 2), so unknownRows() does not offer the row.
+        this.expireSends = shape.sending == null
+                ? null
+                : sweep(
+                        shape.sending,
+                        shape.unknown,
+                        true,
+                        null,
+                        SqlFragment.of(""),
+                        shape.dialect
+                                .sql()
+                                .plusMillis(shape.qLease, quarantine(shape).toMillis()));
     }
 
     /**
@@ -111,6 +128,12 @@ public final class Sweeps<S extends Enum<S>> {
                 shape.engine.drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH);
         long lost = expired.rows();
         if (lost > 0) {
+            log.warn(
+                    "queue '{}': {} send(s) outlived their lease in the sending state and are now unknown; they are"
+                            + " offered for reconciliation after a quarantine of {} ms",
+                    shape.name,
+                    lost,
+                    quarantine(shape).toMillis());
             shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
         }
         return certain(moved + dead + lost, inDoubt || expired.countInDoubt());
@@ -139,7 +162,17 @@ public final class Sweeps<S extends Enum<S>> {
         return total;
     }
 
+    /** What an unknown send waits after its lease before a reconciler may look: the send timeout plus the margin. */
+    public static Duration quarantine(QueueShape<?> shape) {
+        return shape.sendTimeout.plus(shape.margin);
+    }
+
     private BatchUpdate sweep(S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet) {
+        return sweep(from, to, expired, attempts, moreSet, "NULL");
+    }
+
+    private BatchUpdate sweep(
+            S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet, String leaseValue) {
         Dialect d = shape.dialect;
         List<SqlFragment> conditions = new ArrayList<>();
         conditions.add(shape.in(List.of(from)));
@@ -154,7 +187,8 @@ public final class Sweeps<S extends Enum<S>> {
         setBinds.add(shape.machine.code(to));
         setBinds.addAll(moreSet.binds());
         SqlFragment set = new SqlFragment(
-                shape.qState + " = ?, " + shape.qLease + " = NULL, " + shape.qToken + " = NULL" + moreSet.sql(),
+                shape.qState + " = ?, " + shape.qLease + " = " + leaseValue + ", " + shape.qToken + " = NULL"
+                        + moreSet.sql(),
                 setBinds);
         return d.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
                 .where(where)
@@ -207,22 +241,31 @@ public final class Sweeps<S extends Enum<S>> {
         return shape.engine.autocommit(operation, c -> Engine.update(c, update, binds) == 1, afterLostReply);
     }
 
-    /** Ids of rows in the unknown state, oldest id first, at most {@code limit}. */
-    public List<Object> unknownRows(int limit) {
-        if (shape.unknown == null) {
-            return List.of();
-        }
+    /**
+     * Ids of rows in the unknown state whose quarantine passed (the lease column, which holds its end, is NULL or
+     * before the database's now), lowest id first, after {@code afterId} when given, at most {@code limit}.
+     */
+    public List<Object> unknownRows(Object afterId, int limit) {
         if (limit < 1) {
             throw new ConfigurationException("limit must be positive, was " + limit);
         }
-        SqlFragment where = shape.in(List.of(shape.unknown));
-        String sql =
-                "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + where.sql() + " ORDER BY " + shape.qId;
+        if (shape.unknown == null) {
+            return List.of();
+        }
+        SqlFragment unknown = shape.in(List.of(shape.unknown));
+        String sql = "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + unknown.sql() + " AND ("
+                + shape.qLease + " IS NULL OR " + shape.qLease + " < "
+                + shape.dialect.sql().currentTimestamp() + ")"
+                + (afterId == null ? "" : " AND " + shape.qId + " > ?") + " ORDER BY " + shape.qId;
+        List<Object> binds = new ArrayList<>(unknown.binds());
+        if (afterId != null) {
+            binds.add(afterId);
+        }
         return shape.engine.autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<Object> ids = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setMaxRows(limit);
-                Rows.bind(ps, 1, where.binds());
+                Rows.bind(ps, 1, binds);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getObject(1));

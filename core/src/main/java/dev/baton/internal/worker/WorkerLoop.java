@@ -44,8 +44,8 @@ public final class WorkerLoop<S extends Enum<S>> {
      * @param <S> the enum of states
      */
     public interface RowSignals<S extends Enum<S>> {
-        /** Marks the row's lease lost and interrupts its handler. */
-        void leaseLost(ClaimedRow<S> row);
+        /** Marks the row's lease lost and interrupts its handler; true the first time for the row. */
+        boolean leaseLost(ClaimedRow<S> row);
 
         /** Records the thread running the row's handler, or null when it finished. */
         void handlerThread(ClaimedRow<S> row, Thread thread);
@@ -96,6 +96,9 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final List<Poller> pollers;
     private final AtomicInteger failedPolls = new AtomicInteger();
     private final AtomicInteger failedFlushes = new AtomicInteger();
+    /** The id after which the next sweep asks the reconciler, or null to start at the lowest; the sweep thread's. */
+    private Object reconcileAfter;
+
     private volatile boolean claiming = true;
     private volatile boolean stopping;
     private volatile boolean stopped;
@@ -246,12 +249,33 @@ public final class WorkerLoop<S extends Enum<S>> {
         if (sendingMode) {
             LeaseResult<S> marked;
             try {
+                Duration left = row.remaining();
+                if (left.compareTo(queue.sendTimeout()) < 0 && !left.isNegative() && !left.isZero()) {
+                    // a heartbeat that came late: renew first, so that a healthy worker is not refused its send
+                    LeaseResult<S> beat = queue.heartbeat(row);
+                    if (!beat.done()) {
+                        lost(row, "its heartbeat before the send found it reclaimed");
+                        return null;
+                    }
+                }
                 marked = queue.markSending(row);
             } catch (RuntimeException e) {
                 return Outcome.retry("could not record the send: " + e.getMessage());
             }
+            if (marked instanceof LeaseResult.TooLate<S> late) {
+                // the claim's local deadline passed (this process may have been paused past its lease) or the send
+                // would outlive it: nothing was sent or marked, so give the row back while it is still ours
+                log.warn(
+                        "queue '{}': row {} not sent: {} ms left before the claim's local deadline, the send needs {} ms;"
+                                + " releasing it",
+                        queue.name(),
+                        row.id(),
+                        late.remaining().toMillis(),
+                        queue.sendTimeout().toMillis());
+                return Outcome.release();
+            }
             if (!marked.done()) {
-                signals.leaseLost(row);
+                lost(row, "the mark before its send found it reclaimed");
                 return null; // nothing to write: another worker owns the row
             }
         }
@@ -352,14 +376,29 @@ public final class WorkerLoop<S extends Enum<S>> {
                 ClaimedRow<S> row = due.get(i);
                 if (results.get(i).done()) {
                     inFlight.replace(row, now);
-                } else if (inFlight.containsKey(row)) {
-                    signals.leaseLost(row);
-                    engine.fire(l -> l.onLeaseLost(queue.name(), row.id()));
+                } else if (inFlight.remove(row) != null) {
+                    // out of the heartbeat set: the loss is counted once, not at every tick while the handler runs
+                    // (correctness #15); the flush still settles the row's outcome, fenced
+                    lost(row, "a heartbeat found it reclaimed");
                 }
             }
         } catch (Throwable t) {
             log.warn("heartbeat for queue '{}' failed; will retry", queue.name(), t);
             engine.fire(l -> l.onWorkerError(queue.name(), t));
+        }
+    }
+
+    /** Marks the row's lease lost; the first time for the claim, logs it and tells the listeners. */
+    private void lost(ClaimedRow<S> row, String how) {
+        if (signals.leaseLost(row)) {
+            log.warn(
+                    "queue '{}': lease lost on row {} (attempt {}): {}; its handler is interrupted and its outcome will"
+                            + " not be written",
+                    queue.name(),
+                    row.id(),
+                    row.attempt(),
+                    how);
+            engine.fire(l -> l.onLeaseLost(queue.name(), row.id()));
         }
     }
 
@@ -371,21 +410,77 @@ public final class WorkerLoop<S extends Enum<S>> {
             if (sweepTurn.test(TimeUnit.MILLISECONDS.toNanos(sweepMillis) / 2)) {
                 queue.reclaimExpired();
             }
-            if (reconciler != null) {
-                for (Object id : queue.unknownRows(100)) {
-                    try {
-                        // sent, not sent, give up, or can't tell yet (null/unknown: the row stays unknown); any
-                        // other verdict is refused and the row left untouched
-                        queue.resolveUnknown(id, reconciler.reconcile(id));
-                    } catch (IllegalVerdictException e) {
-                        log.error("reconciler for queue '{}': {}", queue.name(), e.getMessage());
-                        engine.fire(l -> l.onWorkerError(queue.name(), e));
-                    }
-                }
-            }
         } catch (Throwable t) {
             log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
             engine.fire(l -> l.onWorkerError(queue.name(), t));
+        }
+        if (reconciler != null) {
+            try {
+                reconcile();
+            } catch (Throwable t) {
+                log.warn("reconciliation for queue '{}' failed; will retry", queue.name(), t);
+                engine.fire(l -> l.onWorkerError(queue.name(), t));
+            }
+        }
+    }
+
+    /** Rows asked per page, and at most per sweep. */
+    private static final int RECONCILE_PAGE = 100;
+
+    private static final int RECONCILE_MAX = 500;
+
+    /**
+     * Asks the reconciler about the unknown sends past their quarantine, page by page after the last row asked, so
+     * that rows whose verdict is "can't tell yet" or whose reconcile call fails never hold up the others (correctness
+     * #8): each row is settled on its own, and the next sweep takes up after the last row asked (from the lowest once
+     * the end is reached).
+     */
+    private void reconcile() {
+        Object after = reconcileAfter;
+        int asked = 0;
+        while (asked < RECONCILE_MAX && !stopped) {
+            List<Object> page =
+                    after == null ? queue.unknownRows(RECONCILE_PAGE) : queue.unknownRowsAfter(after, RECONCILE_PAGE);
+            for (Object id : page) {
+                reconcileOne(id);
+                after = id;
+                asked++;
+            }
+            if (page.size() < RECONCILE_PAGE) {
+                after = null; // the end: the next sweep starts again at the lowest id
+                break;
+            }
+        }
+        reconcileAfter = after;
+    }
+
+    private void reconcileOne(Object id) {
+        Outcome<S> verdict;
+        try {
+            // sent, not sent, give up, or can't tell yet (null/unknown: the row stays unknown)
+            verdict = reconciler.reconcile(id);
+        } catch (Throwable t) {
+            log.warn("reconciler for queue '{}' failed on row {}; the row stays unknown", queue.name(), id, t);
+            engine.fire(l -> l.onWorkerError(queue.name(), t));
+            return;
+        }
+        try {
+            LeaseResult<S> r = queue.resolveUnknown(id, verdict);
+            if (verdict != null && verdict.kind() != Outcome.Kind.UNKNOWN) {
+                log.info(
+                        "queue '{}': reconciled unknown send {}: {} -> {}",
+                        queue.name(),
+                        id,
+                        verdict,
+                        r instanceof LeaseResult.Done<S> d ? d.state() : "no longer unknown, left alone");
+            }
+        } catch (IllegalVerdictException e) {
+            // any other verdict (a retry) is refused and the row left untouched
+            log.error("reconciler for queue '{}': {}", queue.name(), e.getMessage());
+            engine.fire(l -> l.onWorkerError(queue.name(), e));
+        } catch (RuntimeException e) {
+            log.warn("could not resolve unknown send {} of queue '{}'; it stays unknown", id, queue.name(), e);
+            engine.fire(l -> l.onWorkerError(queue.name(), e));
         }
     }
 
@@ -441,7 +536,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         stopped = true;
         if (isRunning()) {
             for (ClaimedRow<S> row : inFlight.keySet()) {
-                signals.leaseLost(row); // interrupts handlers that outlived the timeout
+                signals.leaseLost(row); // interrupts handlers that outlived the timeout; not a loss to count
             }
             for (Poller p : pollers) {
                 p.thread.interrupt();

@@ -17,13 +17,16 @@ import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import dev.baton.examples.payment.PaymentStatus;
 import dev.baton.examples.payment.SyncStatus;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -39,6 +42,51 @@ final class GuideSnippets {
     private static final Logger log = LoggerFactory.getLogger(GuideSnippets.class);
 
     private GuideSnippets() {}
+
+    /**
+     * A third party that can fence: it keeps a token per order (the highest a call carried or a reconciler raised it
+     * to) and refuses a call whose token is not above it, atomically with creating the record.
+     */
+    interface FencingThirdParty {
+        /** Creates the order's record unless {@code token} is not above the order's fence; empty when refused. */
+        Optional<String> create(long orderId, long amountCents, long token, Duration timeout) throws IOException;
+
+        /** Raises the order's fence to {@code token}, then returns the record it has for the order, if any. */
+        Optional<String> fenceAndFind(long orderId, long token) throws IOException;
+    }
+
+    // tag::fenced-send[]
+    static Outcome<SyncStatus> send(FencingThirdParty thirdParty, ClaimedRow<SyncStatus> row) throws IOException {
+        row.checkLease(); // the lease is lost or the claim's local deadline passed: nothing is sent
+        Optional<String> guid = thirdParty.create(
+                row.longId(),
+                row.get("amount_cents", Long.class),
+                row.sendToken(), // ordered: a later claim of the order carries a higher one
+                row.sendTimeLeft()); // the whole call (connect, write, read) must end within it
+        return guid.isPresent()
+                ? Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", guid.get())
+                : Outcome.unknown("refused token " + row.sendToken() + ": a later claim of the order was sent");
+    }
+    // end::fenced-send[]
+
+    // tag::fenced-reconcile[]
+    static Outcome<SyncStatus> reconcile(FencingThirdParty thirdParty, DataSource dataSource, long orderId)
+            throws IOException, SQLException {
+        long attempts; // while the order is unknown, no send of it can carry a higher token than its attempts
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT attempts FROM orders WHERE id = ?")) {
+            ps.setLong(1, orderId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                attempts = rs.getLong(1);
+            }
+        }
+        return thirdParty
+                .fenceAndFind(orderId, attempts) // from now on a late call of an earlier claim is refused
+                .map(guid -> Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", guid))
+                .orElseGet(Outcome::release); // not there, and it can no longer arrive: send it again
+    }
+    // end::fenced-reconcile[]
 
     static TransitionResult<PaymentStatus> jdbc(DataSource dataSource, StateTable<PaymentStatus> orders, long orderId)
             throws SQLException {

@@ -95,15 +95,17 @@ public final class OrderSync {
 
     /**
      * The reconcile hook for a non-idempotent third party: an order whose push has an unknown outcome is completed
-     * with the GUID the third party has, or sent again if it has none. Sound only when an earlier call can no longer
-     * arrive at the third party (the lease is far longer than the client's timeout).
+     * with the GUID the third party has, or sent again if it has none. The worker asks only once the order's quarantine
+     * passed (its lease, the queue's send timeout and a margin, by the database clock): a sender paused between its
+     * last check and its call has woken up by then, or it is paused longer than that (the residual window the
+     * claim-queues guide states; a third party that fences closes it).
      */
     // tag::reconcile[]
     static Outcome<SyncStatus> reconcile(ThirdParty thirdParty, long orderId) throws IOException {
         return thirdParty
                 .findByOrder(orderId)
                 .map(guid -> Outcome.<SyncStatus>complete(SyncStatus.COMPLETED).set("third_party_guid", guid))
-                .orElseGet(Outcome::release); // it never got the record: send it again
+                .orElseGet(Outcome::release); // no record after the quarantine: send it again
     }
     // end::reconcile[]
 }

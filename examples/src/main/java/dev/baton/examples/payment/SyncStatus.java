@@ -40,7 +40,7 @@ public enum SyncStatus {
             .allow(PENDING, PROCESSING)
             .allow(PROCESSING, PENDING, COMPLETED, FAILED, SENDING)
             .allow(SENDING, COMPLETED, UNKNOWN, FAILED, PENDING)
-            .allow(UNKNOWN, COMPLETED, PENDING)
+            .allow(UNKNOWN, COMPLETED, PENDING, FAILED)
             .terminal(COMPLETED, FAILED)
             .build();
     // end::sync-machine[]

@@ -136,15 +136,26 @@ public final class JobsTable {
 
     /** The seed's queue with a non-idempotent sink over a table made by {@link #create}. */
     public static ClaimQueue<Sync> sendingQueue(Baton baton, String name, Duration lease) {
+        return sendingQueue(baton, name, lease, null);
+    }
+
+    /**
+     * The seed's queue with a non-idempotent sink over a table made by {@link #create}, whose sends may take {@code
+     * sendTimeout} (null: the default).
+     */
+    public static ClaimQueue<Sync> sendingQueue(Baton baton, String name, Duration lease, Duration sendTimeout) {
         StateTableHolder holder = new StateTableHolder(baton, name);
-        return baton.<Sync>queue("send-" + name)
+        dev.baton.ClaimQueueBuilder<Sync> b = baton.<Sync>queue("send-" + name)
                 .table(name)
                 .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
                 .eligibleWhen(holder.payments.is(Payment.PAID), dev.baton.Condition.isNull("third_party_guid"))
                 .deadState(Sync.FAILED)
                 .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
-                .lease(lease)
-                .build();
+                .lease(lease);
+        if (sendTimeout != null) {
+            b.sendTimeout(sendTimeout);
+        }
+        return b.build();
     }
 
     /** Drops the table. */
