@@ -56,8 +56,10 @@ final class HttpThirdParty implements ThirdParty {
 
     private static HttpURLConnection open(String url) throws IOException {
         HttpURLConnection h = (HttpURLConnection) URI.create(url).toURL().openConnection();
-        h.setConnectTimeout(5_000);
-        h.setReadTimeout(10_000);
+        // connect + read stay inside the order-sync queue's send timeout (a quarter of its 30 s lease): a call that
+        // could outlive it would leave after the quarantine that lets reconciliation release the row
+        h.setConnectTimeout(2_000);
+        h.setReadTimeout(5_000);
         return h;
     }
 
