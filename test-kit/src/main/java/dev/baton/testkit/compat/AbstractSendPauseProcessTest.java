@@ -30,12 +30,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the last check and the call, longer than the lease and the quarantine), where each double is printed. The figures
  * are printed as {@code PAUSE-SUITE server=… step=… pause=… sends=… doubles_fenced=… doubles_plain=…}.
  *
- * <p>Lease 2 s, send timeout 500 ms, margin 100 ms: an unknown send's quarantine ends 600 ms after its lease. A short
- * pause (2.3 s) wakes the sender after its lease and inside the quarantine, a long one (5 s) after both.
+ * <p>Lease 2 s, send timeout 900 ms, margin 100 ms: an unknown send's quarantine ends 1 s after its lease. A short
+ * pause (2.3 s) wakes the sender after its lease and inside the quarantine (with 0.7 s to spare for a loaded machine
+ * to schedule the resumed JVM), a long one (5 s) after both.
  */
 public abstract class AbstractSendPauseProcessTest extends DatabaseSuite {
     private static final long LEASE_MILLIS = 2000;
-    private static final long SEND_TIMEOUT_MILLIS = 500;
+    private static final long SEND_TIMEOUT_MILLIS = 900;
     private static final int ROWS = 4;
 
     private TestDatabase db;
