@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  *       <td>a PostgreSQL primary and streaming standby started by this JVM from the machine's PostgreSQL server
  *       binaries ({@link PostgresCluster})</td>
  *       <td>skip when the binaries are absent; a failure when they are there and the servers do not start</td></tr>
+ *   <tr><td>{@link #mariadbGalera()}</td>
+ *       <td>a three-node MariaDB Galera cluster started by this JVM from the machine's {@code mariadbd} and
+ *       {@code galera-4} ({@link GaleraCluster})</td>
+ *       <td>skip when they are absent; a failure when they are there and the nodes do not start</td></tr>
  *   <tr><td>{@link #mysql()}</td>
  *       <td>{@code BATON_TEST_MYSQL8_URL} (with {@code BATON_TEST_MYSQL8_USER}, {@code BATON_TEST_MYSQL8_PASSWORD}),
  *       else {@code BATON_TEST_MYSQL_URL} when it is a {@code jdbc:mysql:} URL, else a Testcontainers
@@ -139,6 +143,8 @@ public final class TestDatabases {
             new Cached("postgresStreaming(ASYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.ASYNC));
     private static final Cached POSTGRES_STREAMING_SYNC =
             new Cached("postgresStreaming(SYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.SYNC));
+    private static volatile GaleraCluster galera;
+    private static final Cached MARIADB_GALERA = new Cached("mariadbGalera", TestDatabases::mariadbGaleraOutcome);
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
     private TestDatabases() {}
@@ -282,6 +288,44 @@ public final class TestDatabases {
         } catch (RuntimeException e) {
             return Outcome.fail(
                     "the PostgreSQL " + replication + " primary and standby did not start: " + describe(e), e);
+        }
+    }
+
+    /**
+     * All three nodes of a MariaDB Galera cluster ({@link GaleraCluster#start}), started on the first call and stopped
+     * when the JVM exits, through a {@code sequential} URL (node 1 while it answers) whose connections run
+     * with {@code wsrep_sync_wait=3}. For the shared suites: nothing is killed here.
+     *
+     * <p>Skips the calling test when the machine has no {@code mariadbd}, {@code mariadb-install-db}, {@code rsync} or
+     * Galera provider; fails it when they are there and the nodes do not start.
+     *
+     * @return the cluster's database, the same instance for the whole JVM
+     */
+    public static TestDatabase mariadbGalera() {
+        return MARIADB_GALERA.get();
+    }
+
+    /**
+     * One node of the cluster of {@link #mariadbGalera()} (started first if need be), database {@code test}, with
+     * {@code wsrep_sync_wait=3}: for tests that pin connections to different nodes.
+     *
+     * @param node 1, 2 or 3
+     * @return the node
+     */
+    public static TestDatabase mariadbGaleraNode(int node) {
+        mariadbGalera();
+        return galera.node(node);
+    }
+
+    static Outcome mariadbGaleraOutcome() {
+        if (!GaleraCluster.available()) {
+            return Outcome.skip(GaleraCluster.MISSING_BINARIES);
+        }
+        try {
+            galera = GaleraCluster.start();
+            return Outcome.ready(galera.database());
+        } catch (RuntimeException e) {
+            return Outcome.fail("the MariaDB Galera cluster did not start: " + describe(e), e);
         }
     }
 

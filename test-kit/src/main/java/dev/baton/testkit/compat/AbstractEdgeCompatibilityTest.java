@@ -13,6 +13,7 @@ import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Decision;
+import dev.baton.EnqueueResult;
 import dev.baton.IllegalVerdictException;
 import dev.baton.LeaseResult;
 import dev.baton.Message;
@@ -379,8 +380,13 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
                     .lease(LEASE)
                     .retry(RetryPolicy.fixed(Duration.ZERO).maxAttempts(2));
             Outbox outbox = baton.outbox(table, options);
-            outbox.enqueue(Message.of("t", "first").key("k"));
-            outbox.enqueue(Message.of("t", "second").key("k"));
+            // the ids the server gave, not 1 and 2: Galera's auto_increment_increment is the cluster's size
+            long first = ((EnqueueResult.Enqueued)
+                            outbox.enqueue(Message.of("t", "first").key("k")))
+                    .id();
+            long second = ((EnqueueResult.Enqueued)
+                            outbox.enqueue(Message.of("t", "second").key("k")))
+                    .id();
             List<Long> claimedIds = new ArrayList<>();
             for (int cycle = 1; cycle <= 3; cycle++) {
                 ClaimQueue<Outbox.Status> q = at(LATER.multipliedBy(cycle - 1L))
@@ -391,17 +397,17 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
                 }
                 at(LATER.multipliedBy(cycle)).outbox(table, options).queue().reclaimExpired();
             }
-            assertEquals(List.of(1L, 1L), claimedIds, "the first crashes twice and dies; the key stays held");
+            assertEquals(List.of(first, first), claimedIds, "the first crashes twice and dies; the key stays held");
             assertEquals(1, baton.outbox(table, options).deadCount());
             assertInstanceOf(
                     dev.baton.TransitionResult.Applied.class,
-                    baton.outbox(table, options).requeueDead(1L));
+                    baton.outbox(table, options).requeueDead(first));
             ClaimQueue<Outbox.Status> q =
                     at(LATER.multipliedBy(4)).outbox(table, options).queue();
             List<ClaimedRow<Outbox.Status>> next = q.claim(10);
-            assertEquals(List.of(1L), next.stream().map(r -> id(r)).toList(), "the requeued message first");
+            assertEquals(List.of(first), next.stream().map(r -> id(r)).toList(), "the requeued message first");
             q.complete(next.get(0), Outbox.Status.DELIVERED);
-            assertEquals(List.of(2L), q.claim(10).stream().map(r -> id(r)).toList(), "then the next of its key");
+            assertEquals(List.of(second), q.claim(10).stream().map(r -> id(r)).toList(), "then the next of its key");
         } finally {
             db.dropTableIfExists(table);
         }
