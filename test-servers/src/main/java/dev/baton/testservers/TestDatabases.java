@@ -139,6 +139,8 @@ public final class TestDatabases {
             new Cached("postgresStreaming(ASYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.ASYNC));
     private static final Cached POSTGRES_STREAMING_SYNC =
             new Cached("postgresStreaming(SYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.SYNC));
+    private static final Cached POSTGRES_PGBOUNCER =
+            new Cached("postgresPgBouncer", TestDatabases::postgresPgBouncerOutcome);
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
     private TestDatabases() {}
@@ -282,6 +284,50 @@ public final class TestDatabases {
         } catch (RuntimeException e) {
             return Outcome.fail(
                     "the PostgreSQL " + replication + " primary and standby did not start: " + describe(e), e);
+        }
+    }
+
+    /**
+     * {@link #postgresLocal()} behind a PgBouncer in transaction mode that this JVM starts ({@link PgBouncerServer}):
+     * every transaction may run on another server connection, so nothing set for a session outside a transaction
+     * holds. The URL carries {@code prepareThreshold=0} (PgBouncer before 1.21 keeps no prepared statements).
+     *
+     * <p>Skipped when the local PostgreSQL is; when the {@code pgbouncer} binary is missing, a failure if {@code
+     * CI=true} (the CI script installs it), else skipped; a failure when it is there and does not start.
+     *
+     * @return the database through PgBouncer, the same instance for the whole JVM
+     */
+    public static TestDatabase postgresPgBouncer() {
+        return POSTGRES_PGBOUNCER.get();
+    }
+
+    static Outcome postgresPgBouncerOutcome() {
+        TestDatabase server;
+        try {
+            server = postgresLocal();
+        } catch (org.opentest4j.TestAbortedException e) {
+            return Outcome.skip(e.getMessage());
+        }
+        Optional<Path> binary = PgBouncerServer.binary();
+        if (binary.isEmpty()) {
+            return ci(System::getenv)
+                    ? Outcome.fail(PgBouncerServer.MISSING_BINARY + "; CI=true makes it a failure", null)
+                    : Outcome.skip(PgBouncerServer.MISSING_BINARY);
+        }
+        java.util.regex.Matcher url = Pattern.compile("^jdbc:postgresql://([^:/?,]+)(?::(\\d+))?/([^?]+)")
+                .matcher(server.jdbcUrl());
+        if (!url.find()) {
+            return Outcome.fail("cannot put PgBouncer in front of " + server.jdbcUrl() + ": one host expected", null);
+        }
+        int port = url.group(2) == null ? 5432 : Integer.parseInt(url.group(2));
+        try {
+            PgBouncerServer bouncer = PgBouncerServer.start(binary.get(), url.group(1), port, server.user());
+            TestDatabase db =
+                    probe("postgres-pgbouncer", DatabaseKind.POSTGRES, bouncer.jdbcUrl(url.group(3)), "postgres", null);
+            LOG.info("test database {}", db);
+            return Outcome.ready(db);
+        } catch (Exception e) {
+            return Outcome.fail("PostgreSQL behind PgBouncer does not answer: " + describe(e), e);
         }
     }
 

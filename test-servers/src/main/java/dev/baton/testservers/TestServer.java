@@ -38,6 +38,8 @@ public enum TestServer implements Supplier<TestDatabase> {
     POSTGRES_STREAMING_ASYNC("postgres-streaming-async", DatabaseKind.POSTGRES),
     /** The same with a synchronous standby ({@code synchronous_commit = on}). */
     POSTGRES_STREAMING_SYNC("postgres-streaming-sync", DatabaseKind.POSTGRES),
+    /** {@link TestDatabases#postgresPgBouncer()}: the local PostgreSQL behind PgBouncer in transaction mode. */
+    POSTGRES_PGBOUNCER("postgres-pgbouncer", DatabaseKind.POSTGRES),
     /** {@link TestDatabases#mysql()}. */
     MYSQL8("mysql8", DatabaseKind.MYSQL),
     /** {@link TestDatabases#sqlServer()}. */
@@ -78,6 +80,7 @@ public enum TestServer implements Supplier<TestDatabase> {
             case MARIADB_EMBEDDED_CONNECTORJ -> TestDatabases.mariadbEmbeddedConnectorJ();
             case POSTGRES_STREAMING_ASYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.ASYNC);
             case POSTGRES_STREAMING_SYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.SYNC);
+            case POSTGRES_PGBOUNCER -> TestDatabases.postgresPgBouncer();
             case MYSQL8 -> TestDatabases.mysql();
             case SQLSERVER -> TestDatabases.sqlServer();
         };
