@@ -52,6 +52,11 @@ import org.slf4j.LoggerFactory;
  *       <td>a PostgreSQL primary and streaming standby started by this JVM from the machine's PostgreSQL server
  *       binaries ({@link PostgresCluster})</td>
  *       <td>skip when the binaries are absent; a failure when they are there and the servers do not start</td></tr>
+ *   <tr><td>{@link #postgresPgBouncer()}</td>
+ *       <td>{@link #postgresLocal()} behind a PgBouncer in transaction mode started by this JVM from the machine's
+ *       {@code pgbouncer} ({@link PgBouncerServer})</td>
+ *       <td>skip when the local PostgreSQL is; when {@code pgbouncer} is missing, a failure when {@code CI=true},
+ *       else skip; a failure when it is there and does not start</td></tr>
  *   <tr><td>{@link #mysql()}</td>
  *       <td>{@code BATON_TEST_MYSQL8_URL} (with {@code BATON_TEST_MYSQL8_USER}, {@code BATON_TEST_MYSQL8_PASSWORD}),
  *       else {@code BATON_TEST_MYSQL_URL} when it is a {@code jdbc:mysql:} URL, else a Testcontainers
