@@ -369,18 +369,18 @@ public final class Engine {
         if (restoreAutoCommit) {
             c.setAutoCommit(false);
         }
-        if (perTransaction) {
-            // the level of this transaction only: a connection's level (pgjdbc's setTransactionIsolation sends SET
-            // SESSION CHARACTERISTICS) is session state, which a transaction-mode pooler gives to whichever client
-            // runs next on that server connection, and does not keep for this one
-            try (Statement s = c.createStatement()) {
-                s.execute(SET_READ_COMMITTED);
-            }
-        }
         boolean autoCommitRestored = false;
         Connection outer = OWN_TRANSACTION.get();
         OWN_TRANSACTION.set(c);
         try {
+            if (perTransaction) {
+                // the level of this transaction only: a connection's level (pgjdbc's setTransactionIsolation sends
+                // SET SESSION CHARACTERISTICS) is session state, which a transaction-mode pooler gives to whichever
+                // client runs next on that server connection, and does not keep for this one
+                try (Statement s = c.createStatement()) {
+                    s.execute(SET_READ_COMMITTED);
+                }
+            }
             T result = work.run(c);
             if (watch != null) {
                 watch.committing = true;
