@@ -17,6 +17,7 @@ import dev.baton.spi.SqlError;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -64,6 +65,9 @@ public final class Engine {
     private final AtomicLong receiptsPurgedAt = new AtomicLong(System.nanoTime() - RECEIPT_PURGE_INTERVAL_NANOS);
     private volatile long receiptsProbedAt;
     private volatile boolean receiptsFound;
+    /** The first statement of an own transaction where {@link dev.baton.spi.DialectTraits#isolationPerTransaction()}. */
+    private static final String SET_READ_COMMITTED = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+
     /** Physical connections seen at READ COMMITTED, weakly held (a closed connection drops out). */
     private final Map<Connection, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -360,17 +364,8 @@ public final class Engine {
             return work.run(c);
         }
         boolean restoreAutoCommit = c.getAutoCommit();
-        Connection physical = physical(c);
-        // pgjdbc answers getTransactionIsolation() with a server round trip (SHOW TRANSACTION ISOLATION LEVEL):
-        // asked once per physical connection found at READ COMMITTED, remembered while that connection lives
-        int isolation = readCommitted.containsKey(physical)
-                ? Connection.TRANSACTION_READ_COMMITTED
-                : c.getTransactionIsolation();
-        if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        } else {
-            readCommitted.put(physical, Boolean.TRUE);
-        }
+        boolean perTransaction = dialect.traits().isolationPerTransaction();
+        int isolation = perTransaction ? Connection.TRANSACTION_READ_COMMITTED : readCommittedForSession(c);
         if (restoreAutoCommit) {
             c.setAutoCommit(false);
         }
@@ -378,6 +373,14 @@ public final class Engine {
         Connection outer = OWN_TRANSACTION.get();
         OWN_TRANSACTION.set(c);
         try {
+            if (perTransaction) {
+                // the level of this transaction only: a connection's level (pgjdbc's setTransactionIsolation sends
+                // SET SESSION CHARACTERISTICS) is session state, which a transaction-mode pooler gives to whichever
+                // client runs next on that server connection, and does not keep for this one
+                try (Statement s = c.createStatement()) {
+                    s.execute(SET_READ_COMMITTED);
+                }
+            }
             T result = work.run(c);
             if (watch != null) {
                 watch.committing = true;
@@ -403,6 +406,25 @@ public final class Engine {
             }
             restore(c, restoreAutoCommit && !autoCommitRestored, isolation);
         }
+    }
+
+    /**
+     * Puts the connection's session at READ COMMITTED when it is at another level, and answers the level to restore
+     * afterwards.
+     */
+    private int readCommittedForSession(Connection c) throws SQLException {
+        Connection physical = physical(c);
+        // pgjdbc answers getTransactionIsolation() with a server round trip (SHOW TRANSACTION ISOLATION LEVEL):
+        // asked once per physical connection found at READ COMMITTED, remembered while that connection lives
+        int isolation = readCommitted.containsKey(physical)
+                ? Connection.TRANSACTION_READ_COMMITTED
+                : c.getTransactionIsolation();
+        if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        } else {
+            readCommitted.put(physical, Boolean.TRUE);
+        }
+        return isolation;
     }
 
     /**

@@ -13,12 +13,17 @@ package dev.baton.spi;
  * @param batchUpdateIsAtomic true when a {@link BatchUpdate} is one atomic statement that may run in autocommit mode,
  *     saving the round trip of a separate COMMIT; false (the default) when it needs an explicit READ COMMITTED
  *     transaction around it (it is several statements, or the isolation must be forced)
+ * @param isolationPerTransaction true when {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED} as the first
+ *     statement of a transaction sets the level of that transaction only (PostgreSQL): Baton's own transactions then
+ *     send it instead of reading and setting the connection's level, which is session state a transaction-mode pooler
+ *     (PgBouncer) does not keep; one statement more per transaction, no round trip to read the level (default false)
  */
 public record DialectTraits(
         int maxIdentifierLength,
         int maxBatchSize,
         boolean failedStatementAbortsTransaction,
-        boolean batchUpdateIsAtomic) {
+        boolean batchUpdateIsAtomic,
+        boolean isolationPerTransaction) {
 
     /** Checks the limits. */
     public DialectTraits {
@@ -32,22 +37,38 @@ public record DialectTraits(
 
     /** The defaults, for a database whose identifiers may be {@code maxIdentifierLength} characters long. */
     public static DialectTraits of(int maxIdentifierLength) {
-        return new DialectTraits(maxIdentifierLength, 1000, false, false);
+        return new DialectTraits(maxIdentifierLength, 1000, false, false, false);
     }
 
     /** These traits with another {@link #maxBatchSize()}. */
     public DialectTraits maxBatchSize(int maxBatchSize) {
         return new DialectTraits(
-                maxIdentifierLength, maxBatchSize, failedStatementAbortsTransaction, batchUpdateIsAtomic);
+                maxIdentifierLength,
+                maxBatchSize,
+                failedStatementAbortsTransaction,
+                batchUpdateIsAtomic,
+                isolationPerTransaction);
     }
 
     /** These traits with another {@link #failedStatementAbortsTransaction()}. */
     public DialectTraits failedStatementAbortsTransaction(boolean aborts) {
-        return new DialectTraits(maxIdentifierLength, maxBatchSize, aborts, batchUpdateIsAtomic);
+        return new DialectTraits(
+                maxIdentifierLength, maxBatchSize, aborts, batchUpdateIsAtomic, isolationPerTransaction);
     }
 
     /** These traits with another {@link #batchUpdateIsAtomic()}. */
     public DialectTraits batchUpdateIsAtomic(boolean atomic) {
-        return new DialectTraits(maxIdentifierLength, maxBatchSize, failedStatementAbortsTransaction, atomic);
+        return new DialectTraits(
+                maxIdentifierLength, maxBatchSize, failedStatementAbortsTransaction, atomic, isolationPerTransaction);
+    }
+
+    /** These traits with another {@link #isolationPerTransaction()}. */
+    public DialectTraits isolationPerTransaction(boolean perTransaction) {
+        return new DialectTraits(
+                maxIdentifierLength,
+                maxBatchSize,
+                failedStatementAbortsTransaction,
+                batchUpdateIsAtomic,
+                perTransaction);
     }
 }

@@ -16,8 +16,10 @@ import dev.baton.spi.SqlVocabulary;
  * {@link PostgresDiagnostics}.
  */
 public final class PostgresDialect implements Dialect {
-    private static final DialectTraits TRAITS =
-            DialectTraits.of(63).failedStatementAbortsTransaction(true).batchUpdateIsAtomic(true);
+    private static final DialectTraits TRAITS = DialectTraits.of(63)
+            .failedStatementAbortsTransaction(true)
+            .batchUpdateIsAtomic(true)
+            .isolationPerTransaction(true);
     private static final SqlVocabulary SQL = new PostgresSql();
     private static final OwnTableDialect OWN_TABLES = new PostgresOwnTables();
     private static final Diagnostics DIAGNOSTICS = new PostgresDiagnostics();

@@ -56,6 +56,11 @@ import org.slf4j.LoggerFactory;
  *       <td>a three-node MariaDB Galera cluster started by this JVM from the machine's {@code mariadbd} and
  *       {@code galera-4} ({@link GaleraCluster})</td>
  *       <td>skip when they are absent; a failure when they are there and the nodes do not start</td></tr>
+ *   <tr><td>{@link #postgresPgBouncer()}</td>
+ *       <td>{@link #postgresLocal()} behind a PgBouncer in transaction mode started by this JVM from the machine's
+ *       {@code pgbouncer} ({@link PgBouncerServer})</td>
+ *       <td>skip when the local PostgreSQL is; when {@code pgbouncer} is missing, a failure when {@code CI=true},
+ *       else skip; a failure when it is there and does not start</td></tr>
  *   <tr><td>{@link #mysql()}</td>
  *       <td>{@code BATON_TEST_MYSQL8_URL} (with {@code BATON_TEST_MYSQL8_USER}, {@code BATON_TEST_MYSQL8_PASSWORD}),
  *       else {@code BATON_TEST_MYSQL_URL} when it is a {@code jdbc:mysql:} URL, else a Testcontainers
@@ -145,6 +150,8 @@ public final class TestDatabases {
             new Cached("postgresStreaming(SYNC)", () -> postgresStreamingOutcome(PostgresCluster.Replication.SYNC));
     private static volatile GaleraCluster galera;
     private static final Cached MARIADB_GALERA = new Cached("mariadbGalera", TestDatabases::mariadbGaleraOutcome);
+    private static final Cached POSTGRES_PGBOUNCER =
+            new Cached("postgresPgBouncer", TestDatabases::postgresPgBouncerOutcome);
     private static final Cached SQLSERVER = new Cached("sqlServer", () -> sqlServer(System::getenv));
 
     private TestDatabases() {}
@@ -326,6 +333,50 @@ public final class TestDatabases {
             return Outcome.ready(galera.database());
         } catch (RuntimeException e) {
             return Outcome.fail("the MariaDB Galera cluster did not start: " + describe(e), e);
+        }
+    }
+
+    /**
+     * {@link #postgresLocal()} behind a PgBouncer in transaction mode that this JVM starts ({@link PgBouncerServer}):
+     * every transaction may run on another server connection, so nothing set for a session outside a transaction
+     * holds. The URL carries {@code prepareThreshold=0} (PgBouncer before 1.21 keeps no prepared statements).
+     *
+     * <p>Skipped when the local PostgreSQL is; when the {@code pgbouncer} binary is missing, a failure if {@code
+     * CI=true} (the CI script installs it), else skipped; a failure when it is there and does not start.
+     *
+     * @return the database through PgBouncer, the same instance for the whole JVM
+     */
+    public static TestDatabase postgresPgBouncer() {
+        return POSTGRES_PGBOUNCER.get();
+    }
+
+    static Outcome postgresPgBouncerOutcome() {
+        TestDatabase server;
+        try {
+            server = postgresLocal();
+        } catch (org.opentest4j.TestAbortedException e) {
+            return Outcome.skip(e.getMessage());
+        }
+        Optional<Path> binary = PgBouncerServer.binary();
+        if (binary.isEmpty()) {
+            return ci(System::getenv)
+                    ? Outcome.fail(PgBouncerServer.MISSING_BINARY + "; CI=true makes it a failure", null)
+                    : Outcome.skip(PgBouncerServer.MISSING_BINARY);
+        }
+        java.util.regex.Matcher url = Pattern.compile("^jdbc:postgresql://([^:/?,]+)(?::(\\d+))?/([^?]+)")
+                .matcher(server.jdbcUrl());
+        if (!url.find()) {
+            return Outcome.fail("cannot put PgBouncer in front of " + server.jdbcUrl() + ": one host expected", null);
+        }
+        int port = url.group(2) == null ? 5432 : Integer.parseInt(url.group(2));
+        try {
+            PgBouncerServer bouncer = PgBouncerServer.start(binary.get(), url.group(1), port, server.user());
+            TestDatabase db =
+                    probe("postgres-pgbouncer", DatabaseKind.POSTGRES, bouncer.jdbcUrl(url.group(3)), "postgres", null);
+            LOG.info("test database {}", db);
+            return Outcome.ready(db);
+        } catch (Exception e) {
+            return Outcome.fail("PostgreSQL behind PgBouncer does not answer: " + describe(e), e);
         }
     }
 

@@ -42,6 +42,8 @@ public enum TestServer implements Supplier<TestDatabase> {
      * {@link TestDatabases#mariadbGalera()}: a three-node MariaDB Galera cluster, written through node 1.
      */
     MARIADB_GALERA("mariadb-galera", DatabaseKind.MARIADB),
+    /** {@link TestDatabases#postgresPgBouncer()}: the local PostgreSQL behind PgBouncer in transaction mode. */
+    POSTGRES_PGBOUNCER("postgres-pgbouncer", DatabaseKind.POSTGRES),
     /** {@link TestDatabases#mysql()}. */
     MYSQL8("mysql8", DatabaseKind.MYSQL),
     /** {@link TestDatabases#sqlServer()}. */
@@ -83,6 +85,7 @@ public enum TestServer implements Supplier<TestDatabase> {
             case POSTGRES_STREAMING_ASYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.ASYNC);
             case POSTGRES_STREAMING_SYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.SYNC);
             case MARIADB_GALERA -> TestDatabases.mariadbGalera();
+            case POSTGRES_PGBOUNCER -> TestDatabases.postgresPgBouncer();
             case MYSQL8 -> TestDatabases.mysql();
             case SQLSERVER -> TestDatabases.sqlServer();
         };
