@@ -126,7 +126,9 @@ class SqlServerXactAbortTest {
         assertEquals(2627, e.vendorCode());
         assertEquals(
                 List.of(UPDATE, "SELECT CAST(@@OPTIONS & 16384 AS INT), XACT_STATE()"),
-                r.take(),
+                r.take().stream()
+                        .filter(sql -> !sql.contains("[baton_receipts]")) // inTransaction's receipt, before the work
+                        .toList(),
                 "the probe ran, once: a rolled-back transaction is not retried");
     }
 
