@@ -59,8 +59,10 @@ class BatonMetricsAutoConfigurationTest {
                 assertInstanceOf(TransitionResult.Applied.class, payments.pay(1, "gw-1", false));
                 assertInstanceOf(TransitionResult.AlreadyInTarget.class, payments.pay(1, "gw-1", false));
                 // order 1 is paid now: a second claim takes it; its message is dispatched
+                // the dispatched count comes with the handler, the completion after its flush commits: wait for both
                 Await.until(() -> count(registry, BatonMetrics.COMPLETIONS, "queue", sync) == 4
-                        && count(registry, BatonMetrics.DISPATCHED, "outbox", orders.outbox) == 1);
+                        && count(registry, BatonMetrics.DISPATCHED, "outbox", orders.outbox) == 1
+                        && count(registry, BatonMetrics.COMPLETIONS, "queue", outboxQueue) == 1);
 
                 String table = orders.table;
                 assertEquals(1, count(registry, BatonMetrics.TRANSITIONS, "table", table, "result", "applied"));
