@@ -71,6 +71,10 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
         this.deadLetters = new DeadLetters<>(shape);
+        definition
+                .engine()
+                .wakeups()
+                .queueBuilt(name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */

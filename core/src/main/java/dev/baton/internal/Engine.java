@@ -7,6 +7,7 @@ import dev.baton.OutcomeInDoubtException;
 import dev.baton.ReadOnlyTransactionException;
 import dev.baton.RetryPolicy;
 import dev.baton.internal.tables.ReceiptStatements;
+import dev.baton.internal.wake.Wakeups;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransaction;
@@ -61,6 +62,7 @@ public final class Engine {
     private final List<BatonInterceptor> interceptors;
     private final HostTransactions hosts;
     private final String receiptsTable;
+    private final Wakeups wakeups;
     private final ReceiptStatements receipts;
     private final AtomicLong receiptsPurgedAt = new AtomicLong(System.nanoTime() - RECEIPT_PURGE_INTERVAL_NANOS);
     private volatile long receiptsProbedAt;
@@ -99,6 +101,33 @@ public final class Engine {
             HostTransactions hosts,
             List<BatonInterceptor> interceptors,
             String receiptsTable) {
+        this(
+                dataSource,
+                dialect,
+                transientRetry,
+                listeners,
+                hosts,
+                interceptors,
+                receiptsTable,
+                true,
+                Wakeups.DEFAULT_CHANNEL);
+    }
+
+    /**
+     * As the constructor above, with the wake-ups across processes on or off and their channel (a validated
+     * identifier).
+     */
+    public Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable,
+            boolean crossProcessWakeups,
+            String wakeupChannel) {
+        this.wakeups = new Wakeups(dataSource, dialect, hosts, crossProcessWakeups, wakeupChannel);
         this.receiptsTable = receiptsTable;
         this.receipts = new ReceiptStatements(dialect, receiptsTable);
         this.dataSource = dataSource;
@@ -122,6 +151,11 @@ public final class Engine {
     /** The data source. */
     public DataSource dataSource() {
         return dataSource;
+    }
+
+    /** The wake-ups of idle workers. */
+    public Wakeups wakeups() {
+        return wakeups;
     }
 
     /**

@@ -141,7 +141,11 @@ public final class DeadLetters<S extends Enum<S>> {
         }
         String operation = "requeue dead row " + id + " in queue '" + shape.name + "'";
         SqlWork<TransitionResult<S>> work = c -> requeue(c, sql, id, binds, false);
-        return shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
+        TransitionResult<S> r = shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
+        if (r instanceof TransitionResult.Applied<S>) {
+            shape.engine.wakeups().announce(List.of(shape.name));
+        }
+        return r;
     }
 
     private TransitionResult<S> requeue(Connection c, String sql, Object id, List<Object> binds, boolean afterLostReply)
@@ -209,6 +213,9 @@ public final class DeadLetters<S extends Enum<S>> {
                     lost[0] = true; // the lost batch may have committed: its rows are claimable now, not counted
                     return statement.execute(c, noArgs).size();
                 });
+        if (rows > 0 || lost[0]) {
+            shape.engine.wakeups().announce(List.of(shape.name));
+        }
         return new BulkResult(rows, 1, lost[0]);
     }
 
