@@ -120,13 +120,12 @@ public final class WakeupLatencyWorkload implements Workload {
                     .crossProcessWakeups(wakeups)
                     .build();
             WakeTable.queue(producer); // the producer knows the queue its transitions wake
-            StateTable<WakeTable.State> table =
-                    producer.table(WakeTable.TABLE).state("status", WakeTable.MACHINE);
+            StateTable<WakeTable.State> table = producer.table(WakeTable.TABLE).state("status", WakeTable.MACHINE);
             if (twoProcesses) {
                 Process child = consumer(target, variant, rows, handlerMillis);
                 try {
-                    BufferedReader out = new BufferedReader(
-                            new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+                    BufferedReader out =
+                            new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
                     String line;
                     while ((line = out.readLine()) != null && !line.equals("READY")) {
                         // its start-up
@@ -159,7 +158,9 @@ public final class WakeupLatencyWorkload implements Workload {
             } else {
                 Baton consumer = wakeups
                         ? producer
-                        : Baton.builder(target.pool()).crossProcessWakeups(false).build();
+                        : Baton.builder(target.pool())
+                                .crossProcessWakeups(false)
+                                .build();
                 ClaimQueue<WakeTable.State> queue = WakeTable.queue(consumer);
                 try (Worker w = consumer.worker(queue)
                         .batchSize(10)
@@ -192,7 +193,13 @@ public final class WakeupLatencyWorkload implements Workload {
         Latency.Summary s = latency.summary();
         String check = failures == 0 ? "ok: " + n + " rows handled once" : "FAILED: " + n + " of " + rows + " handled";
         return new Measurement(
-                n, half ? HALF_SECONDS : IDLE_SECONDS, s.p50Micros() / 1000.0, s, failures, check, Double.NaN,
+                n,
+                half ? HALF_SECONDS : IDLE_SECONDS,
+                s.p50Micros() / 1000.0,
+                s,
+                failures,
+                check,
+                Double.NaN,
                 Double.NaN);
     }
 
@@ -244,7 +251,9 @@ public final class WakeupLatencyWorkload implements Workload {
                 variant,
                 String.valueOf(rows),
                 String.valueOf(handlerMillis)));
-        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        return new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
     }
 
     @Override

@@ -377,7 +377,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private void flush(Poller p) {
         List<Decision<S>> batch = new ArrayList<>();
         p.finished.drainTo(batch);
-        if (batch.remove(WAKE)) {
+        if (batch.removeIf(d -> d == WAKE)) {
             wakePending.set(false); // the claim that follows is the one the wake asked for
         }
         if (batch.isEmpty()) {
@@ -567,6 +567,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     }
 
     /** Stops claiming, settles or releases in-flight rows within the shutdown timeout, stops the threads. */
+    @SuppressWarnings("unchecked")
     public synchronized void shutdown() {
         if (stopped) {
             return;
@@ -576,6 +577,9 @@ public final class WorkerLoop<S extends Enum<S>> {
         Runnable unregister = unregisterWake;
         if (unregister != null) {
             unregister.run();
+        }
+        for (Poller p : pollers) {
+            p.finished.add(WAKE); // ends a wait between polls now, not after it (up to maxIdle)
         }
         long deadline = System.nanoTime() + Math.max(1, shutdownTimeout.toMillis()) * 1_000_000L;
         try {
@@ -605,7 +609,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         for (Poller p : pollers) {
             p.finished.drainTo(left);
         }
-        left.remove(WAKE);
+        left.removeIf(d -> d == WAKE);
         List<Decision<S>> writes = new ArrayList<>();
         for (Decision<S> d : left) {
             if (d.outcome() != null) {

@@ -35,10 +35,9 @@ public final class WakeupWorkerMain {
         config.setMaximumPoolSize(4);
         CountDownLatch done = new CountDownLatch(rows);
         try (HikariDataSource ds = new HikariDataSource(config)) {
-            Baton baton = Baton.builder(ds).wakeupChannel(args[4]).build();
-            try (Worker w = baton.worker(JobsTable.queue(baton, args[3], Duration.ofSeconds(30)))
-                    .pollInterval(Duration.ofSeconds(30), Duration.ofSeconds(30))
-                    .intercept(new BatonInterceptor() {
+            Baton baton = Baton.builder(ds)
+                    .wakeupChannel(args[4])
+                    .interceptor(new BatonInterceptor() {
                         @Override
                         public <S extends Enum<S>> List<ClaimedRow<S>> aroundClaim(ClaimCall<S> call) {
                             List<ClaimedRow<S>> r = call.proceed();
@@ -46,6 +45,9 @@ public final class WakeupWorkerMain {
                             return r;
                         }
                     })
+                    .build();
+            try (Worker w = baton.worker(JobsTable.queue(baton, args[3], Duration.ofSeconds(30)))
+                    .pollInterval(Duration.ofSeconds(30), Duration.ofSeconds(30))
                     .handle(row -> {
                         out.println("H " + row.id());
                         done.countDown();
