@@ -5,16 +5,15 @@ import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;
 import dev.baton.spi.Notifications;
+import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,7 +43,27 @@ public final class Wakeups {
     /** The default channel of the notifications. */
     public static final String DEFAULT_CHANNEL = "baton_wakeups";
 
-    private static final Map<DataSource, Registry> REGISTRIES = Collections.synchronizedMap(new WeakHashMap<>());
+    /**
+     * The registries by data source, found by identity (a data source's {@code equals} and {@code hashCode} are not
+     * called: proxies may refuse them) and weakly held (a data source no longer used drops out).
+     */
+    private static final List<Keyed> REGISTRIES = new ArrayList<>();
+
+    private record Keyed(WeakReference<DataSource> dataSource, Registry registry) {}
+
+    private static Registry registryOf(DataSource dataSource) {
+        synchronized (REGISTRIES) {
+            REGISTRIES.removeIf(k -> k.dataSource.get() == null);
+            for (Keyed k : REGISTRIES) {
+                if (k.dataSource.get() == dataSource) {
+                    return k.registry;
+                }
+            }
+            Registry r = new Registry();
+            REGISTRIES.add(new Keyed(new WeakReference<>(dataSource), r));
+            return r;
+        }
+    }
 
     /** What makes a row claimable for one queue: a state in one column of its table. */
     private record Rule(String queue, String column, Set<Enum<?>> states) {}
@@ -79,7 +98,7 @@ public final class Wakeups {
         this.hosts = hosts;
         this.notify = crossProcess && dialect.notifications().supported();
         this.channel = channel;
-        this.registry = REGISTRIES.computeIfAbsent(dataSource, d -> new Registry());
+        this.registry = registryOf(dataSource);
     }
 
     /** True when this instance sends and listens for notifications across processes. */
