@@ -2,6 +2,7 @@ package dev.baton.mysql;
 
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
@@ -38,6 +39,9 @@ class MySqlConnectorJCompatibilityTest {
 
     @Nested
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
+
+    @Nested
+    class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

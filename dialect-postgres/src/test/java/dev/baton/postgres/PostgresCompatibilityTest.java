@@ -4,6 +4,7 @@ import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
+import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
@@ -48,6 +49,9 @@ class PostgresCompatibilityTest {
 
     @Nested
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
+
+    @Nested
+    class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
