@@ -2,7 +2,6 @@ package dev.baton.mysql;
 
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
-import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
@@ -39,9 +38,6 @@ class MySqlConnectorJCompatibilityTest {
 
     @Nested
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
-
-    @Nested
-    class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

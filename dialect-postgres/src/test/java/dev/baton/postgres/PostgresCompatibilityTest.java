@@ -3,7 +3,6 @@ package dev.baton.postgres;
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
-import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
@@ -43,9 +42,6 @@ class PostgresCompatibilityTest {
 
     @Nested
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
-
-    @Nested
-    class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
