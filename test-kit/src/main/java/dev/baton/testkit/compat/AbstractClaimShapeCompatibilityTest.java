@@ -187,7 +187,7 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
 
     /**
      * The interleaving the lock prevents, made certain: claimer A takes the only due row of key k and is slow to
-     * commit; meanwhile an older row of k becomes due. With the lock, B waits for A's commit and then sees k full;
+     * commit; meanwhile an older row of k becomes due (a retry's backoff ends, or a host puts it back). With the lock, B waits for A's commit and then sees k full;
      * without it (the same claim, lock replaced by {@code SELECT 1}), B sees k empty and takes the older row, and k has
      * two rows held under a limit of 1.
      */
@@ -204,9 +204,10 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
 
     /** Runs the race of {@link #theLockMakesALateClaimerSeeTheSlowClaimersCommit()}; answers k's held rows. */
     private int limitRace(boolean locked) throws Exception {
-        insert(1, "k", "t", 0, 1_500); // older, due in 1.5 s
+        insert(1, "k", "t", 0, 3_600_000); // older, due in an hour: A cannot take it
         insert(2, "k", "t", 0, 0);
-        Baton slow = Baton.builder(commitsLate(db.dataSource(), 3_000))
+        CountDownLatch committing = new CountDownLatch(1);
+        Baton slow = Baton.builder(commitsLate(db.dataSource(), 2_000, committing))
                 .dialect(locked ? baton.dialect() : withoutClaimLock(baton.dialect()))
                 .build();
         Baton fast = locked
@@ -219,7 +220,9 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<List<ClaimedRow<Sync>>> first = pool.submit(() -> a.claim(10));
-            Thread.sleep(2_000); // A has picked row 2 and waits to commit; row 1 is due now
+            assertTrue(committing.await(30, TimeUnit.SECONDS), "A's claim reached its commit");
+            // A has claimed row 2 and not committed; now the older row of k becomes due
+            db.execute("UPDATE " + table + " SET next_attempt_at = NULL WHERE id = 1");
             List<ClaimedRow<Sync>> second = b.claim(10);
             List<ClaimedRow<Sync>> firstRows = first.get(30, TimeUnit.SECONDS);
             assertEquals(List.of(2L), ids(firstRows), "A took the only row due when it claimed");
@@ -426,8 +429,11 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         }
     }
 
-    /** Connections that wait {@code millis} before each commit (an explicit one, or switching autocommit back on). */
-    static DataSource commitsLate(DataSource delegate, long millis) {
+    /**
+     * Connections that wait {@code millis} before each commit (an explicit one, or switching autocommit back on),
+     * counting {@code committing} down as a commit starts to wait.
+     */
+    static DataSource commitsLate(DataSource delegate, long millis, CountDownLatch committing) {
         UnaryOperator<Connection> late = c -> (Connection) Proxy.newProxyInstance(
                 Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     boolean commits = method.getName().equals("commit")
@@ -435,6 +441,7 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
                                     && Boolean.TRUE.equals(args[0])
                                     && !c.getAutoCommit();
                     if (commits) {
+                        committing.countDown();
                         Thread.sleep(millis);
                     }
                     return forward(c, method, args);
