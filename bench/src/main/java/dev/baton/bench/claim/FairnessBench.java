@@ -210,7 +210,7 @@ public final class FairnessBench {
         AtomicLong handled = new AtomicLong();
         long start = System.nanoTime();
         int small = SMALL_TENANTS * SMALL_ROWS;
-        try (Worker w = baton.worker(q)
+        Worker worker = baton.worker(q)
                 .batchSize(100)
                 .concurrency(4)
                 .pollInterval(Duration.ofMillis(10), Duration.ofMillis(100))
@@ -221,11 +221,14 @@ public final class FairnessBench {
                     }
                     return Outcome.complete(BatonDrainer.Job.DONE);
                 })
-                .start()) {
+                .start();
+        try {
             long deadline = start + TimeUnit.SECONDS.toNanos(capSeconds);
             while (waits.size() < small && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+        } finally {
+            worker.close();
         }
         long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         long[] w = new long[small];
