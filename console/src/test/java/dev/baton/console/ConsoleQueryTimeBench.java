@@ -98,6 +98,16 @@ public final class ConsoleQueryTimeBench {
                             "GET queue page, dead after id 900000",
                             () -> get(http, base + "queue?q=" + queue.name() + "&dead=l900000"));
                     time(db, "deadRows(50)", () -> queue.deadRows(50));
+                    time(db, "deadRowsAfter(900000, 50)", () -> queue.deadRowsAfter(900_000L, 50));
+                    time(db, "unknownRows(50)", () -> queue.unknownRows(50));
+                    // the same pages without the HTTP round trip (the JDK server and client add ~40 ms of
+                    // delayed-ACK latency on loopback, whatever the page)
+                    time(db, "handle() overview", () -> handle(console, "", null));
+                    time(db, "handle() queue page, first page", () -> handle(console, "queue", queue.name()));
+                    time(
+                            db,
+                            "handle() queue page, dead after 900000",
+                            () -> handle(console, "queue", queue.name(), "l900000"));
                 } finally {
                     server.stop(0);
                 }
@@ -105,6 +115,22 @@ public final class ConsoleQueryTimeBench {
         } finally {
             db.dropTableIfExists(t);
         }
+    }
+
+    static Object handle(BatonConsole console, String path, String q, String... after) {
+        java.util.Map<String, String> params = new java.util.HashMap<>();
+        if (q != null) {
+            params.put("q", q);
+        }
+        if (after.length > 0) {
+            params.put("dead", after[0]);
+        }
+        ConsoleResponse r = console.handle(new ConsoleRequest(
+                "GET", "/c/", path, java.util.Map.of(ConsoleFixture.USER_HEADER, List.of("reader")), params, null));
+        if (r.status() != 200) {
+            throw new AssertionError(r.status() + " " + r.body());
+        }
+        return r;
     }
 
     static String get(HttpClient http, String url) {

@@ -9,8 +9,8 @@ import dev.baton.QueueHealth;
 import dev.baton.TransitionResult;
 import dev.baton.Worker;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Collection;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 

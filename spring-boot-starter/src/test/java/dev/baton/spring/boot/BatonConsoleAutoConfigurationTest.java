@@ -44,7 +44,8 @@ class BatonConsoleAutoConfigurationTest {
                     return;
                 }
                 String name = user.substring(0, user.indexOf(':'));
-                List<String> roles = List.of(user.substring(user.indexOf(':') + 1).split(","));
+                List<String> roles =
+                        List.of(user.substring(user.indexOf(':') + 1).split(","));
                 chain.doFilter(
                         new HttpServletRequestWrapper((HttpServletRequest) request) {
                             @Override
@@ -99,7 +100,10 @@ class BatonConsoleAutoConfigurationTest {
                 assertEquals(404, get(ctx, "/baton-console/", "ann:BATON_READ").statusCode());
             }
             try (ConfigurableApplicationContext ctx = start(
-                    db, orders, "baton.console.enabled=true", "baton.console.path=/ops/console",
+                    db,
+                    orders,
+                    "baton.console.enabled=true",
+                    "baton.console.path=/ops/console",
                     "baton.console.read-role=OPS")) {
                 assertEquals(401, get(ctx, "/ops/console/", null).statusCode());
                 assertEquals(403, get(ctx, "/ops/console/", "eve:BATON_READ").statusCode(), "the role is OPS here");
@@ -118,13 +122,15 @@ class BatonConsoleAutoConfigurationTest {
         TestDatabase db = TestServer.POSTGRES_LOCAL.get();
         try (Orders orders = new Orders(db)) {
             Exception e = assertThrows(
-                    Exception.class,
-                    () -> start(db, orders, "baton.console.enabled=true", "baton.console.operate=true").close());
+                    Exception.class, () -> start(db, orders, "baton.console.enabled=true", "baton.console.operate=true")
+                            .close());
             Throwable root = e;
             while (root.getCause() != null) {
                 root = root.getCause();
             }
-            assertTrue(root.getMessage().contains("needs Spring Security or a ConsoleAuthenticator bean"), root.getMessage());
+            assertTrue(
+                    root.getMessage().contains("needs Spring Security or a ConsoleAuthenticator bean"),
+                    root.getMessage());
         }
     }
 }

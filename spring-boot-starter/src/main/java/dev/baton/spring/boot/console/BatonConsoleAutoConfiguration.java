@@ -54,7 +54,8 @@ public class BatonConsoleAutoConfiguration {
             ObjectProvider<ConsoleAuthenticator> authenticators) {
         ConsoleAuthenticator auth = authenticators.getIfUnique();
         if (auth == null) {
-            if (properties.operate() && !ClassUtils.isPresent(SPRING_SECURITY, getClass().getClassLoader())) {
+            if (properties.operate()
+                    && !ClassUtils.isPresent(SPRING_SECURITY, getClass().getClassLoader())) {
                 throw new ConfigurationException("baton.console.operate=true needs Spring Security or a"
                         + " ConsoleAuthenticator bean: without one the console cannot tell who may requeue rows and"
                         + " resolve sends");
@@ -82,10 +83,11 @@ public class BatonConsoleAutoConfiguration {
                 ? properties.path().substring(0, properties.path().length() - 1)
                 : properties.path();
         if (!path.startsWith("/") || path.length() < 2 || path.contains("*")) {
-            throw new ConfigurationException("baton.console.path must be a path like /baton-console, was '"
-                    + properties.path() + "'");
+            throw new ConfigurationException(
+                    "baton.console.path must be a path like /baton-console, was '" + properties.path() + "'");
         }
-        ServletRegistrationBean<ConsoleServlet> r = new ServletRegistrationBean<>(new ConsoleServlet(console), path + "/*");
+        ServletRegistrationBean<ConsoleServlet> r =
+                new ServletRegistrationBean<>(new ConsoleServlet(console), path + "/*");
         r.setName("batonConsole");
         return r;
     }

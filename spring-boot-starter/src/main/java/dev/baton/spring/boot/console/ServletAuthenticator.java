@@ -29,7 +29,9 @@ final class ServletAuthenticator implements ConsoleAuthenticator {
             return null;
         }
         Principal principal = servlet.getUserPrincipal();
-        if (principal == null || principal.getName() == null || principal.getName().isBlank()) {
+        if (principal == null
+                || principal.getName() == null
+                || principal.getName().isBlank()) {
             return null;
         }
         Set<ConsolePermission> permissions = EnumSet.noneOf(ConsolePermission.class);
