@@ -49,7 +49,7 @@ public final class BlockedKeys<S extends Enum<S>> {
     /**
      * The number of held keys, counted up to {@code limit}: the exact number when it is smaller, else {@code limit}.
      *
-     * @throws ConfigurationException if {@code limit} is outside 1..1,000,000 (before any SQL)
+     * @throws ConfigurationException if {@code limit} is outside 1..100,000 (before any SQL)
      */
     public long count(int limit) {
         return statements.count(limit);

@@ -84,7 +84,7 @@ public final class DeadLetters<S extends Enum<S>> {
      * The number of rows in the dead state, counted up to {@code limit}: the exact number when it is smaller, else
      * {@code limit} ("at least {@code limit}"). One statement that reads at most {@code limit} index entries; no lock.
      *
-     * @throws ConfigurationException if {@code limit} is outside 1..1,000,000 (before any SQL)
+     * @throws ConfigurationException if {@code limit} is outside 1..100,000 (before any SQL)
      */
     public long count(int limit) {
         return statements.count(limit);

@@ -15,7 +15,7 @@ public final class AdminPages {
     /** The largest page. */
     public static final int MAX_PAGE = 1000;
     /** The largest bound of a count. */
-    public static final int MAX_COUNT = 1_000_000;
+    public static final int MAX_COUNT = 100_000;
     /** The longest principal. */
     public static final int MAX_PRINCIPAL = 200;
 

@@ -90,7 +90,7 @@ public abstract class AbstractAdminViewCompatibilityTest extends DatabaseSuite {
     void aCountStopsAtItsLimitAndSaysSoExactlyBelowIt() {
         deadRows(7);
         DeadLetters<Sync> dead = queue.deadLetters();
-        assertEquals(7, dead.count(1_000_000));
+        assertEquals(7, dead.count(100_000));
         assertEquals(7, dead.count(8));
         assertEquals(7, dead.count(7));
         assertEquals(5, dead.count(5), "at least 5");
@@ -119,7 +119,7 @@ public abstract class AbstractAdminViewCompatibilityTest extends DatabaseSuite {
             assertThrows(ConfigurationException.class, () -> outbox.keys().list(page));
             assertThrows(ConfigurationException.class, () -> outbox.keys().listAfter(1L, page));
         }
-        for (int count : new int[] {0, -1, 1_000_001}) {
+        for (int count : new int[] {0, -1, 100_001}) {
             assertThrows(ConfigurationException.class, () -> queue.deadLetters().count(count));
             assertThrows(
                     ConfigurationException.class, () -> sending.unknownSends().count(count));
