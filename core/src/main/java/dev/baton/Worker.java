@@ -281,7 +281,7 @@ public final class Worker implements AutoCloseable {
 
         /**
          * Resolves unknown sends (non-idempotent sinks); called at every sweep for each unknown row whose quarantine
-         * passed ({@link ClaimQueue#unknownRows(int)}: its lease, the queue's send timeout and a margin, by the database
+         * passed ({@link UnknownSends#ready(int)}: its lease, the queue's send timeout and a margin, by the database
          * clock, so that a sender paused after its mark has woken up or is gone), up to 500 rows a sweep, taking up
          * where the last sweep stopped. A reconciler that throws for one row is logged, told to {@link
          * BatonListener#onWorkerError}, and the sweep goes on with the next row; the row stays unknown.

@@ -10,14 +10,16 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Suites of the test kit on the writer of a PostgreSQL primary with a streaming standby, asynchronous and
- * synchronous, reached through a multi-host URL ({@code targetServerType=primary}); nothing fails over here (see
- * {@link PostgresFailoverTest}). Skipped only when the machine has no PostgreSQL server binaries.
+ * Suites of the test kit on the writer of a PostgreSQL primary with a synchronous streaming standby, reached through
+ * a multi-host URL ({@code targetServerType=primary}); nothing fails over here (see {@link PostgresFailoverTest}, which
+ * runs both replication modes). Synchronous only: with an asynchronous standby the writer answers exactly as a single
+ * server does (its commits wait for nobody), which {@link PostgresCompatibilityTest} covers; the synchronous one makes
+ * every commit wait for the standby's flush. Skipped only when the machine has no PostgreSQL server binaries.
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(
         value = TestServer.class,
-        names = {"POSTGRES_STREAMING_ASYNC", "POSTGRES_STREAMING_SYNC"})
+        names = {"POSTGRES_STREAMING_SYNC"})
 class PostgresStreamingCompatibilityTest {
     /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
     @Parameter

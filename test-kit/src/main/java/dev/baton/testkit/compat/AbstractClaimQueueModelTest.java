@@ -297,9 +297,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     @Test
     void databaseAgreesWithTheModel() {
         Set<Gate> gates = gates();
-        SeededRunner runner = SeededRunner.sequences(SEQUENCES)
-                .randomSequences(RANDOM_SEQUENCES)
-                .steps(STEPS);
+        SeededRunner runner =
+                fixedSeeds(SEQUENCES).randomSequences(RANDOM_SEQUENCES).steps(STEPS);
         runner.run((random, steps, seed) -> {
             ModelFailure.run(
                     generate(random, steps, gates),
@@ -316,7 +315,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                                     : gates.stream().map(Gate::name).collect(Collectors.joining(","))));
         });
         System.out.println("model-based claims on " + db.name() + ": " + runner.sequencesRun() + " sequences ("
-                + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
+                + runner.fixedSequences() + " fixed seeds from " + runner.baseSeed() + ", random base seed "
                 + runner.randomBaseSeed() + "), " + runner.stepsRun() + " steps, gates " + gates
                 + ", 0 divergences");
     }
@@ -520,13 +519,15 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 }
             });
             List<Long> listed = new ArrayList<>();
-            q.unknownRows(ROWS).forEach(id -> listed.add(((Number) id).longValue()));
+            q.unknownSends().ready(ROWS).forEach(id -> listed.add(((Number) id).longValue()));
             assertEquals(ready, listed, op + ": unknownRows");
             if (unknown.isEmpty()) {
                 return;
             }
             long id = unknown.get(pick % unknown.size());
-            LeaseResult<Sync> got = q.resolveUnknown(id, sent, sent ? Outcome.complete(Sync.COMPLETED) : null);
+            LeaseResult<Sync> got = sent
+                    ? q.unknownSends().resolveSent(id, Outcome.complete(Sync.COMPLETED))
+                    : q.unknownSends().resolveNotSent(id);
             // "not sent" on the last attempt: sending again would pass maxAttempts, so the row is dead
             boolean spent = gates.contains(Gate.ATTEMPT_LIMIT_ON_EXPIRY) && model.get(id).attempts >= MAX_ATTEMPTS;
             Sync after = sent ? Sync.COMPLETED : spent ? Sync.FAILED : Sync.PENDING;
