@@ -174,7 +174,7 @@ final class ConsoleFixture implements AutoCloseable {
     }
 
     List<String> deadIds() {
-        return queue.deadRows(1000).stream().map(r -> (String) r.id()).toList();
+        return queue.deadLetters().list(1000).stream().map(r -> (String) r.id()).toList();
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.baton.console.internal;
 
 import dev.baton.BulkResult;
 import dev.baton.DeadRow;
+import dev.baton.UnknownRow;
 import dev.baton.Worker;
 import dev.baton.console.ConsoleAction;
 import dev.baton.console.ConsoleAuthenticator;
@@ -184,7 +185,7 @@ public final class ConsoleApp {
         Object deadAfter = idParam(request, "dead");
         Object unknownAfter = idParam(request, "unknown");
         List<DeadRow> dead = q.deadPage(deadAfter, pageSize);
-        List<Object> unknown = q.unknownPage(unknownAfter, pageSize);
+        List<UnknownRow> unknown = q.unknownPage(unknownAfter, pageSize);
         String body = Pages.queue(
                 q,
                 samplers.get(q.name()),
@@ -288,12 +289,12 @@ public final class ConsoleApp {
         String result;
         try {
             result = switch (op) {
-                case "requeue" -> q.requeue(id, force);
+                case "requeue" -> q.requeue(user.name(), id, force);
                 case "requeue-all" -> {
-                    BulkResult r = q.requeueAll(n, force);
+                    BulkResult r = q.requeueAll(user.name(), n, force);
                     yield r.rows() + " rows requeued" + (r.countInDoubt() ? " (count in doubt)" : "");
                 }
-                case "resolve" -> q.resolve(id, verdict, target, evidence);
+                case "resolve" -> q.resolve(user.name(), id, verdict, target, evidence);
                 case "pause" -> {
                     q.workers().forEach(Worker::pause);
                     yield "paused";

@@ -5,6 +5,7 @@ import static dev.baton.console.internal.Html.text;
 
 import dev.baton.DeadRow;
 import dev.baton.QueueHealth;
+import dev.baton.UnknownRow;
 import dev.baton.Worker;
 import dev.baton.console.ConsoleAction;
 import java.net.URLEncoder;
@@ -236,7 +237,7 @@ public final class Pages {
             Sampler sampler,
             List<DeadRow> dead,
             @Nullable String deadAfter,
-            List<Object> unknown,
+            List<UnknownRow> unknown,
             @Nullable String unknownAfter,
             int pageSize,
             int maxRequeue,
@@ -299,12 +300,22 @@ public final class Pages {
 
         if (q.hasUnknownState()) {
             b.append("<h2>Unknown sends</h2><p class=\"muted\">Sends whose outcome is unknown: ask the receiver,"
-                    + " then record what it said.</p><table id=\"unknown\"><tr><th>Id</th><th></th></tr>");
+                    + " then record what it said. A row in quarantine may still have a live sender: answer \"not sent\""
+                    + " for it only when its process is gone.</p><table id=\"unknown\"><tr><th>Id</th><th>Attempts</th>"
+                    + "<th>Last error</th><th>Quarantine ends</th><th>Columns</th><th></th></tr>");
             List<String> targets = q.completionTargets();
-            for (Object id : unknown) {
+            for (UnknownRow u : unknown) {
+                Object id = u.id();
                 String enc = Ids.encode(id);
                 b.append("<tr data-id=\"").append(text(enc)).append("\"><td>").append(clip(id, 100));
-                b.append("</td><td>");
+                b.append("</td><td class=\"n\">").append(u.attempts()).append("</td><td class=\"err\">");
+                b.append(clip(u.lastError(), CELL)).append("</td><td>");
+                b.append(u.reconcilableAt() == null ? "" : text(TIME.format(u.reconcilableAt())));
+                b.append(u.ready() ? " (passed)" : " <span class=\"warn\">(in quarantine)</span>");
+                b.append("</td><td class=\"err\">");
+                StringBuilder ucols = new StringBuilder();
+                u.values().forEach((k, v) -> ucols.append(k).append('=').append(v).append("; "));
+                b.append(clip(ucols, CELL)).append("</td><td>");
                 if (csrf != null) {
                     StringBuilder extra = new StringBuilder("<select name=\"verdict\">");
                     for (String t : targets) {
@@ -331,7 +342,7 @@ public final class Pages {
                     qUrl,
                     "unknown",
                     unknownAfter,
-                    unknown.size() == pageSize ? Ids.encode(unknown.get(unknown.size() - 1)) : null));
+                    unknown.size() == pageSize ? Ids.encode(unknown.get(unknown.size() - 1).id()) : null));
         }
         return b.toString();
     }

@@ -2,11 +2,14 @@ package dev.baton.console.internal;
 
 import dev.baton.BulkResult;
 import dev.baton.ClaimQueue;
+import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.QueueHealth;
 import dev.baton.TransitionResult;
+import dev.baton.UnknownRow;
+import dev.baton.UnknownSends;
 import dev.baton.Worker;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -79,28 +82,41 @@ public final class QueueAdmin<S extends Enum<S>> {
 
     /** A page of dead rows after {@code after} (null: the first page). */
     public List<DeadRow> deadPage(@Nullable Object after, int limit) {
-        return after == null ? queue.deadRows(limit) : queue.deadRowsAfter(after, limit);
+        DeadLetters<S> dead = queue.deadLetters();
+        return after == null ? dead.list(limit) : dead.listAfter(after, limit);
     }
 
-    /** A page of the ids of unknown sends after {@code after} (null: the first page). */
-    public List<Object> unknownPage(@Nullable Object after, int limit) {
+    /** A page of the unknown sends after {@code after} (null: the first page). */
+    public List<UnknownRow> unknownPage(@Nullable Object after, int limit) {
         if (!hasUnknownState()) {
             return List.of();
         }
-        return after == null ? queue.unknownRows(limit) : queue.unknownRowsAfter(after, limit);
+        UnknownSends<S> unknown = queue.unknownSends();
+        return after == null ? unknown.list(limit) : unknown.listAfter(after, limit);
     }
 
-    /** Requeues one dead row; the result's name ({@code Applied}, {@code AlreadyInTarget}, ...) with its state. */
-    public String requeue(Object id, boolean evenIfMaybeSent) {
-        TransitionResult<S> r = queue.requeueDead(
-                id, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
+    /**
+     * Requeues one dead row for {@code principal} (reported to the Baton listeners as an admin action); the result's
+     * name ({@code Applied}, {@code AlreadyInTarget}, ...) with its state.
+     */
+    public String requeue(String principal, Object id, boolean evenIfMaybeSent) {
+        TransitionResult<S> r = queue.deadLetters()
+                .as(principal(principal))
+                .requeue(id, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
         return describe(r);
     }
 
-    /** Requeues up to {@code limit} dead rows. */
-    public BulkResult requeueAll(int limit, boolean evenIfMaybeSent) {
-        return queue.requeueAllDead(
-                limit, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
+    /** Requeues up to {@code limit} dead rows for {@code principal}. */
+    public BulkResult requeueAll(String principal, int limit, boolean evenIfMaybeSent) {
+        return queue.deadLetters()
+                .as(principal(principal))
+                .requeueAll(
+                        limit, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
+    }
+
+    /** The principal as the admin views take it: at most 200 characters. */
+    private static String principal(String name) {
+        return name.length() <= 200 ? name : name.substring(0, 200);
     }
 
     /** The states a sent unknown row may complete to: the unknown state's targets but claimable and dead. */
@@ -124,21 +140,18 @@ public final class QueueAdmin<S extends Enum<S>> {
      *
      * @throws IllegalArgumentException for a verdict or target the queue does not know
      */
-    public String resolve(Object id, String verdict, @Nullable String target, String evidence) {
+    public String resolve(String principal, Object id, String verdict, @Nullable String target, String evidence) {
+        UnknownSends<S> unknown = queue.unknownSends().as(principal(principal));
         LeaseResult<S> r =
                 switch (verdict) {
                     case "sent" -> {
                         if (target == null || !completionTargets().contains(target)) {
                             throw new IllegalArgumentException("no completion state " + target);
                         }
-                        yield queue.resolveUnknown(
-                                id,
-                                true,
-                                Outcome.complete(Enum.valueOf(queue.machine().type(), target)));
+                        yield unknown.resolveSent(id, Outcome.complete(Enum.valueOf(queue.machine().type(), target)));
                     }
-                    case "not-sent" -> queue.resolveUnknown(id, false, null);
-                    case "dead" ->
-                        queue.resolveUnknown(id, Outcome.deadLetter("resolved dead by an operator: " + evidence));
+                    case "not-sent" -> unknown.resolveNotSent(id);
+                    case "dead" -> unknown.deadLetter(id, "resolved dead by an operator: " + evidence);
                     default -> throw new IllegalArgumentException("no verdict " + verdict);
                 };
         return describe(r);
