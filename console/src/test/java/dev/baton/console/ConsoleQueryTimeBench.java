@@ -87,7 +87,8 @@ public final class ConsoleQueryTimeBench {
                     String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/c/";
                     HttpClient http = HttpClient.newHttpClient();
                     time(db, "health() (the sampler's query, a full scan)", () -> queue.health());
-                    time(db, "deadLetters().count(10000)", () -> queue.deadLetters().count(10_000));
+                    time(db, "deadLetters().count(10000)", () -> queue.deadLetters()
+                            .count(10_000));
                     time(db, "GET overview (from the sample)", () -> get(http, base));
                     time(
                             db,
@@ -98,8 +99,10 @@ public final class ConsoleQueryTimeBench {
                             "GET queue page, dead after id 900000",
                             () -> get(http, base + "queue?q=" + queue.name() + "&dead=l900000"));
                     time(db, "deadLetters().list(50)", () -> queue.deadLetters().list(50));
-                    time(db, "deadLetters().listAfter(900000, 50)", () -> queue.deadLetters().listAfter(900_000L, 50));
-                    time(db, "unknownSends().list(50)", () -> queue.unknownSends().list(50));
+                    time(db, "deadLetters().listAfter(900000, 50)", () -> queue.deadLetters()
+                            .listAfter(900_000L, 50));
+                    time(db, "unknownSends().list(50)", () -> queue.unknownSends()
+                            .list(50));
                     // the same pages without the HTTP round trip (the JDK server and client add ~40 ms of
                     // delayed-ACK latency on loopback, whatever the page)
                     time(db, "handle() overview", () -> handle(console, "", null));

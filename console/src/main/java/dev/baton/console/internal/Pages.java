@@ -314,7 +314,8 @@ public final class Pages {
                 b.append(u.ready() ? " (passed)" : " <span class=\"warn\">(in quarantine)</span>");
                 b.append("</td><td class=\"err\">");
                 StringBuilder ucols = new StringBuilder();
-                u.values().forEach((k, v) -> ucols.append(k).append('=').append(v).append("; "));
+                u.values()
+                        .forEach((k, v) -> ucols.append(k).append('=').append(v).append("; "));
                 b.append(clip(ucols, CELL)).append("</td><td>");
                 if (csrf != null) {
                     StringBuilder extra = new StringBuilder("<select name=\"verdict\">");
@@ -342,7 +343,9 @@ public final class Pages {
                     qUrl,
                     "unknown",
                     unknownAfter,
-                    unknown.size() == pageSize ? Ids.encode(unknown.get(unknown.size() - 1).id()) : null));
+                    unknown.size() == pageSize
+                            ? Ids.encode(unknown.get(unknown.size() - 1).id())
+                            : null));
         }
         return b.toString();
     }

@@ -111,7 +111,8 @@ public final class QueueAdmin<S extends Enum<S>> {
         return queue.deadLetters()
                 .as(principal(principal))
                 .requeueAll(
-                        limit, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
+                        limit,
+                        evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
     }
 
     /** The principal as the admin views take it: at most 200 characters. */
@@ -148,7 +149,9 @@ public final class QueueAdmin<S extends Enum<S>> {
                         if (target == null || !completionTargets().contains(target)) {
                             throw new IllegalArgumentException("no completion state " + target);
                         }
-                        yield unknown.resolveSent(id, Outcome.complete(Enum.valueOf(queue.machine().type(), target)));
+                        yield unknown.resolveSent(
+                                id,
+                                Outcome.complete(Enum.valueOf(queue.machine().type(), target)));
                     }
                     case "not-sent" -> unknown.resolveNotSent(id);
                     case "dead" -> unknown.deadLetter(id, "resolved dead by an operator: " + evidence);
