@@ -121,7 +121,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Declares the sink non-idempotent: {@link ClaimQueue#markSending} commits {@code processing → sending}
      * before the external call; a row whose lease expires while sending moves to {@code unknown} instead of being
-     * sent again, and waits for {@link ClaimQueue#resolveUnknown}.
+     * sent again, and waits for {@link UnknownSends} ({@link ClaimQueue#unknownSends()}).
      */
     public ClaimQueueBuilder<S> nonIdempotentSink(S sending, S unknown) {
         this.sending = Objects.requireNonNull(sending, "sending");
@@ -156,7 +156,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
      * The longest a send of a non-idempotent sink may take ({@link #nonIdempotentSink}): the time the handler's client
      * gets for one call ({@link ClaimedRow#sendTimeLeft()}), which {@link ClaimQueue#markSending} requires to be left
      * before the claim's local deadline, and part of the quarantine before an unknown send is offered for
-     * reconciliation ({@link ClaimQueue#unknownRows(int)}). Default: a quarter of the lease, at most 1 minute. Must be
+     * reconciliation ({@link UnknownSends#ready(int)}). Default: a quarter of the lease, at most 1 minute. Must be
      * positive and below half the lease ({@link #build()} checks it, whichever is set first).
      *
      * @throws ConfigurationException if not positive (the comparison with the lease is made by {@link #build()})
@@ -201,7 +201,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Claims rows that share a value of {@code keyColumn} one at a time, in id order: a row is not claimed while an
      * earlier row with the same key is claimable (even if waiting for a retry), being processed or sent, unknown, or
-     * dead (a dead row holds its key until it is requeued or deleted: see {@link ClaimQueue#requeueDead}). Rows with a
+     * dead (a dead row holds its key until it is requeued or deleted: see {@link DeadLetters#requeue}). Rows with a
      * NULL key are not ordered. Needs an index on {@code (keyColumn, id)}. Order follows ids, so it holds for rows
      * of one key written one after another (as an aggregate's row lock makes them), not for concurrent writers.
      */

@@ -64,6 +64,15 @@ final class SqlServerSql implements SqlVocabulary {
         return SqlVocabulary.super.codeLiteral(code);
     }
 
+    /** {@code SELECT TOP (n) …}: T-SQL has no {@code LIMIT}. */
+    @Override
+    public String firstRows(String select, int n) {
+        if (!select.startsWith("SELECT ")) {
+            throw new IllegalArgumentException("not a SELECT: " + select);
+        }
+        return "SELECT TOP (" + n + ") " + select.substring("SELECT ".length());
+    }
+
     @Override
     public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD " + quotedColumn + " " + typeAndConstraints;
