@@ -197,7 +197,7 @@ public abstract class AbstractWakeupCompatibilityTest extends DatabaseSuite {
         db.execute("UPDATE " + jobs.name() + " SET sync_status = " + Sync.FAILED.code() + " WHERE id = 1");
         try (Worker w = idleWorker()) {
             assertTrue(w.isRunning());
-            assertTrue(queue.requeueDead(1L).applied());
+            assertTrue(queue.deadLetters().requeue(1L).applied());
             await(() -> handledAt.containsKey(1L), "handling the requeued row");
         }
     }
