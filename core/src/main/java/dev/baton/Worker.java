@@ -135,6 +135,26 @@ public final class Worker implements AutoCloseable {
         return runner.consecutiveFailedFlushes();
     }
 
+    /**
+     * Stops claiming new rows (and asking the reconciler) until {@link #resume()}; rows already claimed are handled
+     * and committed as usual, their leases kept by heartbeats, and expired leases are still returned to the queue. The
+     * threads stay up. Only this worker pauses: other workers of the queue, here or in other processes, go on. For an
+     * operator (the console's pause button); idempotent and thread-safe.
+     */
+    public void pause() {
+        runner.paused(true);
+    }
+
+    /** Undoes {@link #pause()}: the next poll claims again. Idempotent and thread-safe. */
+    public void resume() {
+        runner.paused(false);
+    }
+
+    /** True between {@link #pause()} and {@link #resume()}. */
+    public boolean isPaused() {
+        return runner.isPaused();
+    }
+
     /** Rows claimed and not yet settled. */
     public int inFlight() {
         return runner.inFlight();

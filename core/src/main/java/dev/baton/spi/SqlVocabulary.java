@@ -193,4 +193,14 @@ public interface SqlVocabulary {
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;
     }
+
+    /**
+     * The exclusive lock {@code key} of a transaction ({@link ExclusiveLock}), or null when the database has none.
+     * Null by default.
+     *
+     * @param key the lock's key, a hash the caller made; {@link ExclusiveLock#nameOf(long)} gives its name
+     */
+    default @Nullable ExclusiveLock exclusiveLock(long key) {
+        return null;
+    }
 }

@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
+import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
@@ -85,8 +86,11 @@ public final class Claimer<S extends Enum<S>, R> {
         // before the statement leaves: the database stamps the lease later than this, so a local deadline counted
         // from here ends before the lease (a retry after a lost reply only stamps later still)
         long start = System.nanoTime();
-        List<Object[]> returned = shape.engine.batchUpdate(
-                operation, c -> statement.execute(c, bound), c -> readBackOrClaim(c, statement, bound, args.token()));
+        SqlWork<List<Object[]>> work = c -> statement.execute(c, bound);
+        SqlWork<List<Object[]>> again = c -> readBackOrClaim(c, statement, bound, args.token());
+        List<Object[]> returned = shape.claimLock == null
+                ? shape.engine.batchUpdate(operation, work, again)
+                : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
@@ -169,6 +173,9 @@ public final class Claimer<S extends Enum<S>, R> {
                 .returningBeforeUpdate(shape.returningBeforeUpdate);
         if (shape.pickGuard != null) {
             spec.pickGuard(shape.pickGuard);
+        }
+        if (shape.ranked) {
+            spec.ranked(shape.candidates(n), shape.rankedOrderBy);
         }
         return spec.build();
     }

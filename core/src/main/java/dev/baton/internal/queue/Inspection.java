@@ -163,6 +163,16 @@ public final class Inspection<S extends Enum<S>> {
         if (def.orderKeyColumn() != null) {
             used.add(def.orderKeyColumn(), null, "named by orderedPerKey");
         }
+        QueueDefinition.Shaping shaping = def.shaping();
+        if (shaping.keyLimitColumn() != null) {
+            used.add(shaping.keyLimitColumn(), null, "named by concurrencyPerKey");
+        }
+        if (shaping.groupColumn() != null) {
+            used.add(shaping.groupColumn(), null, "named by fairAcross");
+        }
+        if (shaping.priorityColumn() != null) {
+            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority");
+        }
         if (def.ageColumn() != null) {
             used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");
         }

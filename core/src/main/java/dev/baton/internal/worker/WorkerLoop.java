@@ -105,6 +105,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private Object reconcileAfter;
 
     private volatile boolean claiming = true;
+    private volatile boolean paused;
     private volatile boolean stopping;
     private volatile boolean stopped;
 
@@ -193,6 +194,10 @@ public final class WorkerLoop<S extends Enum<S>> {
                         return;
                     }
                     awaitFinished(p, 50);
+                    continue;
+                }
+                if (paused) {
+                    awaitFinished(p, Math.min(pollMillis, 100)); // in-flight rows finish and commit meanwhile
                     continue;
                 }
                 if (!inline && p.held.get() >= concurrency) {
@@ -420,7 +425,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
             engine.fire(l -> l.onWorkerError(queue.name(), t));
         }
-        if (reconciler != null) {
+        if (reconciler != null && !paused) {
             try {
                 reconcile();
             } catch (Throwable t) {
@@ -517,6 +522,16 @@ public final class WorkerLoop<S extends Enum<S>> {
      */
     public int consecutiveFailedFlushes() {
         return failedFlushes.get();
+    }
+
+    /** Stops (true) or restarts (false) claiming and reconciling; heartbeats, commits and expiry sweeps go on. */
+    public void paused(boolean pause) {
+        paused = pause;
+    }
+
+    /** True while paused. */
+    public boolean isPaused() {
+        return paused;
     }
 
     /** Rows claimed and not yet settled. */
