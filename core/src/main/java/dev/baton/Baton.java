@@ -218,6 +218,7 @@ public final class Baton {
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
         private List<HostTransactions> hostTransactions;
         private String receiptsTable = OwnTable.RECEIPTS.defaultName();
+        private DataSource reader;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -236,6 +237,18 @@ public final class Baton {
          */
         public Builder transientRetry(RetryPolicy policy) {
             this.transientRetry = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * A data source for inspection only: {@link ClaimQueue#health()} (and the gauges built on it), {@link
+         * ClaimQueue#deadRows} and {@link ClaimQueue#deadCount()} read there, for example from a streaming standby,
+         * so that dashboards do not load the writer. Decisions (claims, transitions, guards, completions, sweeps,
+         * requeues) never run on it, and the send durability detail of {@code health()} is read on the writer. Its
+         * answers may lag the writer by the replication delay. Default: none (inspection reads the main data source).
+         */
+        public Builder reader(DataSource reader) {
+            this.reader = Objects.requireNonNull(reader, "reader");
             return this;
         }
 
@@ -288,7 +301,8 @@ public final class Baton {
             HostLookup hosts = HostLookup.of(hostTransactions != null ? hostTransactions : HostLookup.discovered());
             DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
             Dialect d = dialect != null ? dialect : Dialects.detect(target);
-            return new Baton(new Engine(target, d, transientRetry, listeners, hosts, interceptors, receiptsTable));
+            return new Baton(
+                    new Engine(target, d, transientRetry, listeners, hosts, interceptors, receiptsTable, reader));
         }
     }
 }

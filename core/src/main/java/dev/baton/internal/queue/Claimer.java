@@ -85,8 +85,18 @@ public final class Claimer<S extends Enum<S>, R> {
         // before the statement leaves: the database stamps the lease later than this, so a local deadline counted
         // from here ends before the lease (a retry after a lost reply only stamps later still)
         long start = System.nanoTime();
+        // a queue with a non-idempotent sink reads the writer's epoch first, on the claim's connection: after a
+        // failover, rows whose SENDING marks were lost go to reconciliation before any claim can take them
         List<Object[]> returned = shape.engine.batchUpdate(
-                operation, c -> statement.execute(c, bound), c -> readBackOrClaim(c, statement, bound, args.token()));
+                operation,
+                c -> {
+                    shape.epochs.beforeClaim(c);
+                    return statement.execute(c, bound);
+                },
+                c -> {
+                    shape.epochs.beforeClaim(c);
+                    return readBackOrClaim(c, statement, bound, args.token());
+                });
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);

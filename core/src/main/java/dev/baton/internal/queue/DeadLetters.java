@@ -92,7 +92,7 @@ public final class DeadLetters<S extends Enum<S>> {
         }
         String sql = afterId == null ? list : listAfter;
         List<String> select = shape.def.select();
-        return shape.engine.autocommit("list dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setMaxRows(limit);
@@ -113,7 +113,7 @@ public final class DeadLetters<S extends Enum<S>> {
 
     /** The number of rows in the dead state (one {@code COUNT(*)}). */
     public long count() {
-        return shape.engine.autocommit("count dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().autocommit("count dead rows in queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(count)) {
                 Rows.bind(ps, 1, isDead.binds());
                 try (ResultSet rs = ps.executeQuery()) {
