@@ -19,6 +19,7 @@ import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
 import dev.baton.testservers.PostgresCluster;
 import dev.baton.testservers.PostgresCluster.Replication;
+import dev.baton.testservers.TcpProxy;
 import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
 import java.util.List;
@@ -51,12 +52,28 @@ import org.junit.jupiter.api.Test;
 class PostgresFailoverTest {
     private static final int ROWS = 10_000;
     private static final int KILL_AFTER_SENDS = 2_000;
+    private static final int FLIP_ROWS = 4_000;
+    private static final int FLIP_AFTER_SENDS = 1_000;
+
+    /** What happens to the primary. */
+    enum Fault {
+        /** kill -9, promote; the standby had everything. */
+        KILL,
+        /** The standby stops receiving WAL, 1.5 s later kill -9, promote: the last 1.5 s of commits are lost. */
+        KILL_LOSSY,
+        /**
+         * Clients reach the writer through a TCP proxy. The primary is fenced (read-only, still running), the
+         * synchronous standby promoted, the proxy flipped to it: connections opened before stay piped to the fenced
+         * old primary and get 25006 for every write.
+         */
+        FENCE_AND_FLIP
+    }
     private static final Duration LOST_WINDOW = Duration.ofMillis(1_500);
 
     @Test
     void aLosslessFailoverSendsEveryRowExactlyOnce() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
-            Figures f = run(cluster, false, SendDurability.OFF);
+            Figures f = run(cluster, Fault.KILL, SendDurability.OFF);
             assertEquals(0, f.sentTwice(), f.toString());
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(f.timelineBefore() + 1, f.timelineAfter(), f.toString());
@@ -75,7 +92,7 @@ class PostgresFailoverTest {
     @Test
     void aLossyFailoverReportsTheSendsWhoseMarksWereLostAndReconcilesThem() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true, SendDurability.OFF);
+            Figures f = run(cluster, Fault.KILL_LOSSY, SendDurability.OFF);
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(1, f.epochChanges(), f.toString());
             assertTrue(f.lostMarks() > 0, "expected marks lost with the old primary: " + f);
@@ -92,12 +109,30 @@ class PostgresFailoverTest {
     @Test
     void aLossyFailoverWithDurableMarksRequiredSendsNoRowTwice() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true, SendDurability.REQUIRE);
+            Figures f = run(cluster, Fault.KILL_LOSSY, SendDurability.REQUIRE);
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(0, f.sentTwice(), f.toString());
             // every mark that let a send start was on the standby: none was in doubt
             assertEquals(0, f.marksNotKnownDurable(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
+        }
+    }
+
+    /**
+     * A writer flip behind a TCP proxy that keeps old sockets open (contract item 1 end to end): the pooled
+     * connections to the fenced old primary answer every write with 25006; Baton aborts them and retries on new
+     * connections, which the proxy sends to the new primary. Nothing is lost (synchronous standby): every row is sent
+     * exactly once, none is dead, and the timeline change finds every mark on the new writer.
+     */
+    @Test
+    void aWriterFlipBehindAProxyThatKeepsOldSocketsSendsEveryRowOnce() throws Exception {
+        try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
+            Figures f = run(cluster, Fault.FENCE_AND_FLIP, SendDurability.OFF);
+            assertEquals(FLIP_ROWS, f.rowsSent(), f.toString());
+            assertEquals(0, f.sentTwice(), f.toString());
+            assertEquals(1, f.epochChanges(), f.toString());
+            assertEquals(0, f.lostMarks(), f.toString());
+            assertEquals(0, f.lostAcknowledgedCompletions(), f.toString());
         }
     }
 
@@ -123,10 +158,12 @@ class PostgresFailoverTest {
             int reconciledAsSent,
             int lostAcknowledgedCompletions) {}
 
-    private static Figures run(PostgresCluster cluster, boolean lossy, SendDurability durability) throws Exception {
+    private static Figures run(PostgresCluster cluster, Fault fault, SendDurability durability) throws Exception {
         TestDatabase db = cluster.database();
+        int rows = fault == Fault.FENCE_AND_FLIP ? FLIP_ROWS : ROWS;
+        int faultAfter = fault == Fault.FENCE_AND_FLIP ? FLIP_AFTER_SENDS : KILL_AFTER_SENDS;
         JobsTable jobs = JobsTable.create(db, "failover", true);
-        jobs.insert(1, ROWS, Payment.PAID);
+        jobs.insert(1, rows, Payment.PAID);
         Map<Long, AtomicInteger> sends = new ConcurrentHashMap<>();
         AtomicInteger sent = new AtomicInteger();
         AtomicLong killed = new AtomicLong(); // set once the primary's processes are gone
@@ -140,7 +177,8 @@ class PostgresFailoverTest {
         // acknowledged transition the failover lost
         Set<Object> acknowledged = ConcurrentHashMap.newKeySet();
         Set<Object> lostAcknowledged = ConcurrentHashMap.newKeySet();
-        try (HikariDataSource pool = db.newDataSource(16)) {
+        TcpProxy proxy = fault == Fault.FENCE_AND_FLIP ? TcpProxy.start(cluster.primaryPort()) : null;
+        try (HikariDataSource pool = proxy == null ? db.newDataSource(16) : viaProxy(proxy, db)) {
             Baton baton = Baton.builder(pool)
                     .listener(new BatonListener() {
                         @Override
@@ -206,32 +244,43 @@ class PostgresFailoverTest {
                     })
                     .start();
             try {
-                await("the first " + KILL_AFTER_SENDS + " sends", () -> sent.get() >= KILL_AFTER_SENDS, 60);
+                await("the first " + faultAfter + " sends", () -> sent.get() >= faultAfter, 60);
                 double sendsPerSecond = Math.round(sent.get() / seconds(System.nanoTime() - started));
                 int timelineBefore = cluster.timeline();
-                if (lossy) {
+                if (fault == Fault.KILL_LOSSY) {
                     cluster.detachStandby();
                     Thread.sleep(LOST_WINDOW.toMillis());
                 }
                 int sentBeforeKill = sent.get();
                 long kill = System.nanoTime();
-                cluster.killPrimary();
+                if (fault == Fault.FENCE_AND_FLIP) {
+                    cluster.fencePrimary();
+                    // as a failover manager waits for the standby to catch up: commits in flight at the fence get the
+                    // synchronous standby's answer before it is promoted
+                    Thread.sleep(200);
+                } else {
+                    cluster.killPrimary();
+                }
                 killed.set(System.nanoTime());
                 cluster.promoteStandby();
                 long promoted = System.nanoTime();
-                // as a failover manager would, the old primary's node comes back as the new primary's standby
-                cluster.rebuildStandby();
+                if (proxy != null) {
+                    proxy.flip(cluster.primaryPort()); // new connections only: the old ones stay on the fenced node
+                } else {
+                    // as a failover manager would, the old primary's node comes back as the new primary's standby
+                    cluster.rebuildStandby();
+                }
                 long rebuilt = System.nanoTime();
                 await(
                         "every row completed on the new primary",
-                        () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == ROWS,
+                        () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == rows,
                         120,
                         () -> "by state " + jobs.countBySync() + ", sends " + sent.get());
                 int timelineAfter = cluster.timeline();
                 int twice =
                         (int) sends.values().stream().filter(n -> n.get() > 1).count();
                 Figures f = new Figures(
-                        (lossy ? "lossy " : "lossless ") + cluster.replication() + " sendDurability " + durability,
+                        fault + " " + cluster.replication() + " sendDurability " + durability,
                         sendsPerSecond,
                         retries.get(),
                         sends.size(),
@@ -257,7 +306,21 @@ class PostgresFailoverTest {
             } finally {
                 worker.close();
             }
+        } finally {
+            if (proxy != null) {
+                proxy.close();
+            }
         }
+    }
+
+    /** A pool whose every connection goes through {@code proxy} to whichever server it points at. */
+    private static HikariDataSource viaProxy(TcpProxy proxy, TestDatabase db) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?connectTimeout=2");
+        pool.setUsername(db.user());
+        pool.setMaximumPoolSize(16);
+        pool.setConnectionTimeout(10_000);
+        return pool;
     }
 
     /** The seed's queue with a non-idempotent sink, retried quickly (a failover is not the row's fault). */
