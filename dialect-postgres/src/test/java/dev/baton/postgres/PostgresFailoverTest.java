@@ -68,6 +68,7 @@ class PostgresFailoverTest {
          */
         FENCE_AND_FLIP
     }
+
     private static final Duration LOST_WINDOW = Duration.ofMillis(1_500);
 
     @Test

@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.EpochChange;
 import dev.baton.internal.Engine;
+import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -39,6 +40,8 @@ final class EpochWatch<S extends Enum<S>> {
     private final ArrayDeque<Mark> marks = new ArrayDeque<>();
     /** Marks dropped because more than {@link EpochChange#MAX_TRACKED} were kept; guarded by {@link #marks}. */
     private long untracked;
+    /** Set when the server refused the epoch query for another reason than a failover: never asked again. */
+    private volatile boolean unreadable;
     /** The epoch the last claim saw; null before the first claim, or when the database reports none. */
     private volatile String current;
 
@@ -69,7 +72,26 @@ final class EpochWatch<S extends Enum<S>> {
         if (!active() || shape.engine.inHostTransaction()) {
             return;
         }
-        Optional<String> read = shape.dialect.diagnostics().epoch(c);
+        if (unreadable) {
+            return;
+        }
+        Optional<String> read;
+        try {
+            read = shape.dialect.diagnostics().epoch(c);
+        } catch (SQLException e) {
+            SqlError error = shape.dialect.diagnostics().classify(e);
+            if (error.retryable() || error.failover()) {
+                throw e; // the claim's retry reads it again, on a new connection
+            }
+            // a server that does not offer the function (a managed service's fork): claims go on without the watch
+            unreadable = true;
+            log.warn(
+                    "queue '{}': cannot read the writer's epoch ({}); rows whose SENDING marks a failover loses will"
+                            + " not be sent to reconciliation by this process",
+                    shape.name,
+                    e.getMessage());
+            return;
+        }
         if (read.isEmpty() || read.get().equals(current)) {
             return;
         }
