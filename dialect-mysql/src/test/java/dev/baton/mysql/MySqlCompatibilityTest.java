@@ -1,7 +1,6 @@
 package dev.baton.mysql;
 
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
-import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
@@ -12,16 +11,12 @@ import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractSendPauseCompatibilityTest;
-import dev.baton.testkit.compat.AbstractSendPauseProcessTest;
 import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
 import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
 import dev.baton.testservers.TestServer;
-import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,7 +27,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * container; skipped with the reason when there is neither).
  */
 @ParameterizedClass(name = "{0}")
-@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 @EnumSource(
         value = TestServer.class,
         names = {"MARIADB_LOCAL", "MARIADB_EMBEDDED", "MYSQL8"})
@@ -52,14 +46,6 @@ class MySqlCompatibilityTest {
 
     @Nested
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
-
-    @Nested
-    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
-    class ClaimProcess extends AbstractClaimProcessTest {}
-
-    @Nested
-    @Order(Integer.MAX_VALUE - 1) // worker JVMs stopped and continued with signals
-    class SendPauseProcess extends AbstractSendPauseProcessTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

@@ -1,7 +1,6 @@
 package dev.baton.postgres;
 
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
-import dev.baton.testkit.compat.AbstractClaimProcessTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
 import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
@@ -12,16 +11,12 @@ import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractSendPauseCompatibilityTest;
-import dev.baton.testkit.compat.AbstractSendPauseProcessTest;
 import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionModelTest;
 import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
 import dev.baton.testservers.TestServer;
-import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,7 +26,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * unless {@code CI=true}) and the embedded PostgreSQL 18 this JVM starts.
  */
 @ParameterizedClass(name = "{0}")
-@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 @EnumSource(
         value = TestServer.class,
         names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
@@ -51,14 +45,6 @@ class PostgresCompatibilityTest {
 
     @Nested
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
-
-    @Nested
-    @Order(Integer.MAX_VALUE) // last: it kills sessions and leaves the server busy for a while
-    class ClaimProcess extends AbstractClaimProcessTest {}
-
-    @Nested
-    @Order(Integer.MAX_VALUE - 1) // worker JVMs stopped and continued with signals
-    class SendPauseProcess extends AbstractSendPauseProcessTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

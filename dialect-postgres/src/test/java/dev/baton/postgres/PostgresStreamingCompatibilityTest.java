@@ -10,13 +10,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Suites of the test kit on the writer of a PostgreSQL primary with a synchronous streaming standby, reached through a
- * multi-host URL ({@code targetServerType=primary}); nothing fails over here (see {@link PostgresFailoverTest}).
- * Skipped only when the machine has no PostgreSQL server binaries.
- *
- * <p>Only the synchronous cluster: the writer of an asynchronous one commits as a single server does (the local
- * PostgreSQL runs every suite), so running them there too repeated the same tests for about 50 s of CI. The
- * asynchronous cluster is still started by {@link PostgresSendDurabilityTest} and {@link PostgresReaderTest}.
+ * Suites of the test kit on the writer of a PostgreSQL primary with a synchronous streaming standby, reached through
+ * a multi-host URL ({@code targetServerType=primary}); nothing fails over here (see {@link PostgresFailoverTest}, which
+ * runs both replication modes). Synchronous only: with an asynchronous standby the writer answers exactly as a single
+ * server does (its commits wait for nobody), which {@link PostgresCompatibilityTest} covers; the synchronous one makes
+ * every commit wait for the standby's flush. Skipped only when the machine has no PostgreSQL server binaries.
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(

@@ -67,6 +67,20 @@ public abstract class DatabaseSuite {
     }
 
     /**
+     * The fixed seeds a model suite runs on this server: every sequence of {@code count} from the default base on the
+     * first server of a kind (the local ones and the topologies), and the next {@code count / 2} on the second (the
+     * embedded ones), so that the second server runs sequences the first did not, in half its time.
+     *
+     * @param count the model suite's number of fixed sequences, at least 2
+     * @return a runner of this server's fixed seeds; the caller adds random sequences and steps
+     */
+    protected final SeededRunner fixedSeeds(int count) {
+        boolean second = database().name().contains("embedded");
+        return SeededRunner.sequences(second ? count / 2 : count)
+                .seed(SeededRunner.DEFAULT_BASE_SEED + (second ? count : 0));
+    }
+
+    /**
      * Runs once, before the first test, with {@link #database()} ready: creates the suite's tables. When it throws,
      * every test of the suite fails with that exception. Does nothing by default.
      *

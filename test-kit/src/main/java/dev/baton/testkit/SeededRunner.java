@@ -197,6 +197,24 @@ public final class SeededRunner {
     }
 
     /**
+     * The number of fixed-seed sequences a run performs.
+     *
+     * @return the count given to {@link #sequences(int)}
+     */
+    public int fixedSequences() {
+        return sequences;
+    }
+
+    /**
+     * The seed of the first fixed sequence.
+     *
+     * @return the base seed ({@value #DEFAULT_BASE_SEED} unless {@link #seed(long)} set another)
+     */
+    public long baseSeed() {
+        return baseSeed;
+    }
+
+    /**
      * The number of sequences that completed without failure, over every {@link #run(SequenceBody)} call.
      *
      * @return the count

@@ -297,9 +297,8 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
     @Test
     void databaseAgreesWithTheModel() {
         Set<Gate> gates = gates();
-        SeededRunner runner = SeededRunner.sequences(SEQUENCES)
-                .randomSequences(RANDOM_SEQUENCES)
-                .steps(STEPS);
+        SeededRunner runner =
+                fixedSeeds(SEQUENCES).randomSequences(RANDOM_SEQUENCES).steps(STEPS);
         runner.run((random, steps, seed) -> {
             ModelFailure.run(
                     generate(random, steps, gates),
@@ -316,7 +315,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                                     : gates.stream().map(Gate::name).collect(Collectors.joining(","))));
         });
         System.out.println("model-based claims on " + db.name() + ": " + runner.sequencesRun() + " sequences ("
-                + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
+                + runner.fixedSequences() + " fixed seeds from " + runner.baseSeed() + ", random base seed "
                 + runner.randomBaseSeed() + "), " + runner.stepsRun() + " steps, gates " + gates
                 + ", 0 divergences");
     }

@@ -184,9 +184,8 @@ public abstract class AbstractTransitionModelTest extends DatabaseSuite {
 
     @Test
     void databaseAgreesWithTheModel() {
-        SeededRunner runner = SeededRunner.sequences(SEQUENCES)
-                .randomSequences(RANDOM_SEQUENCES)
-                .steps(STEPS);
+        SeededRunner runner =
+                fixedSeeds(SEQUENCES).randomSequences(RANDOM_SEQUENCES).steps(STEPS);
         faultsFired = 0;
         runner.run((random, steps, seed) -> {
             Bill[] initial = new Bill[ROWS];
@@ -207,7 +206,7 @@ public abstract class AbstractTransitionModelTest extends DatabaseSuite {
         });
         assertTrue(runner.sequencesRun() >= 1);
         System.out.println("model-based transitions on " + db.name() + ": " + runner.sequencesRun() + " sequences ("
-                + SEQUENCES + " fixed seeds from " + SeededRunner.DEFAULT_BASE_SEED + ", random base seed "
+                + runner.fixedSequences() + " fixed seeds from " + runner.baseSeed() + ", random base seed "
                 + runner.randomBaseSeed() + "), " + runner.stepsRun() + " steps, " + faultsFired
                 + " faults injected, 0 divergences");
     }
