@@ -307,7 +307,10 @@ class BatonMetricsTest {
             } else {
                 assertTrue(Double.isNaN(standbys), "MariaDB does not report its standbys: " + standbys);
             }
-            assertEquals(1, gauges.find(BatonMetrics.QUEUE_FAILOVER_STANDBYS).gauges().size(), "none for OFF");
+            assertEquals(
+                    1,
+                    gauges.find(BatonMetrics.QUEUE_FAILOVER_STANDBYS).gauges().size(),
+                    "none for OFF");
         }
 
         /** A refresh that fails makes every gauge NaN, not the last values (issue 20, review #17). */
