@@ -131,6 +131,8 @@ class PostgresFailoverTest {
             Figures f = run(cluster, Fault.FENCE_AND_FLIP, SendDurability.OFF);
             assertEquals(FLIP_ROWS, f.rowsSent(), f.toString());
             assertEquals(0, f.sentTwice(), f.toString());
+            // the old sockets were used: writes on them were refused (25006) and retried on new connections
+            assertTrue(f.transientRetries() > 0, f.toString());
             assertEquals(1, f.epochChanges(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
             assertEquals(0, f.lostAcknowledgedCompletions(), f.toString());
@@ -157,7 +159,8 @@ class PostgresFailoverTest {
             int marksNotKnownDurable,
             long lostMarks,
             int reconciledAsSent,
-            int lostAcknowledgedCompletions) {}
+            int lostAcknowledgedCompletions,
+            int transientRetries) {}
 
     private static Figures run(PostgresCluster cluster, Fault fault, SendDurability durability) throws Exception {
         TestDatabase db = cluster.database();
@@ -172,6 +175,7 @@ class PostgresFailoverTest {
         AtomicLong firstCompletionAfterKill = new AtomicLong();
         AtomicInteger retries = new AtomicInteger();
         AtomicLong firstSendAfterKill = new AtomicLong();
+        AtomicInteger transientRetries = new AtomicInteger();
         List<EpochChange> epochChanges = new CopyOnWriteArrayList<>();
         Set<Long> reconciledAsSent = ConcurrentHashMap.newKeySet();
         // rows whose completion Baton acknowledged, and those of them handled or reconciled again afterwards: an
@@ -187,6 +191,11 @@ class PostgresFailoverTest {
                             if (killed.get() != 0 && count > 0) {
                                 firstClaimAfterKill.compareAndSet(0, System.nanoTime());
                             }
+                        }
+
+                        @Override
+                        public void onTransientRetry(String operation, int attempt, java.sql.SQLException cause) {
+                            transientRetries.incrementAndGet();
                         }
 
                         @Override
@@ -301,7 +310,8 @@ class PostgresFailoverTest {
                                 .sum(),
                         epochChanges.stream().mapToLong(EpochChange::lostMarks).sum(),
                         reconciledAsSent.size(),
-                        lostAcknowledged.size());
+                        lostAcknowledged.size(),
+                        transientRetries.get());
                 System.out.println("FAILOVER FIGURES " + f);
                 return f;
             } finally {
