@@ -64,6 +64,24 @@ public final class Target implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * A new pool with HikariCP's defaults (10 connections, the driver's isolation level), as a service configures
+     * one from a URL; the caller closes it.
+     */
+    public HikariDataSource defaultPool() {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl(url);
+        c.setUsername(user);
+        c.setPassword(password);
+        c.setPoolName("bench-default-" + name);
+        return new HikariDataSource(c);
+    }
+
+    /** A new physical connection from the driver, outside every pool. */
+    public java.sql.Connection connect() throws SQLException {
+        return java.sql.DriverManager.getConnection(url, user, password);
+    }
+
     /** Server version and durability settings, read when opened. */
     public Map<String, String> settings() {
         return settings;

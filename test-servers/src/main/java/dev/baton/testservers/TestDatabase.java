@@ -33,6 +33,7 @@ public final class TestDatabase {
     private final int majorVersion;
     private final Object poolLock = new Object();
     private volatile HikariDataSource sharedPool;
+    private volatile HikariDataSource executePool;
 
     TestDatabase(
             String name,
@@ -161,32 +162,75 @@ public final class TestDatabase {
     }
 
     /**
-     * Runs statements (DDL or DML) in order, in auto-commit mode, on a fresh connection that is closed afterwards.
+     * Runs statements (DDL or DML) in order, in auto-commit mode, on a connection of a small pool of this server's
+     * own (opening a PostgreSQL backend per call cost the suites minutes); when the connection turns out to be dead
+     * before the first statement ran (a test killed it, or the server restarted), on a fresh one instead. Never leaves
+     * session state behind: the statements run in auto-commit mode, and none of the tests sets a session variable
+     * through here.
      *
      * @param sql the statements, one per argument
      * @throws UncheckedSQLException when a statement fails; its message names this server and the statement
      */
     public void execute(String... sql) {
         Objects.requireNonNull(sql, "sql");
-        Connection connection;
+        Connection pooled;
         try {
-            connection = connect();
+            pooled = executePool().getConnection();
         } catch (SQLException e) {
             throw new UncheckedSQLException("cannot connect to " + this + ": " + e.getMessage(), null, e);
         }
+        if (!run(pooled, sql, true)) {
+            Connection fresh;
+            try {
+                fresh = connect();
+            } catch (SQLException e) {
+                throw new UncheckedSQLException("cannot connect to " + this + ": " + e.getMessage(), null, e);
+            }
+            run(fresh, sql, false);
+        }
+    }
+
+    /** Runs the statements and closes the connection; false when it was dead before the first one ran. */
+    private boolean run(Connection connection, String[] sql, boolean mayBeDead) {
         try (connection;
                 Statement statement = connection.createStatement()) {
-            for (String one : sql) {
+            for (int i = 0; i < sql.length; i++) {
                 try {
-                    statement.execute(one);
+                    statement.execute(sql[i]);
                 } catch (SQLException e) {
+                    if (mayBeDead && i == 0 && connectionLost(e)) {
+                        connection.abort(Runnable::run); // the pool drops it
+                        return false;
+                    }
                     throw new UncheckedSQLException(
-                            "statement failed on " + name + ": " + one + " -> " + e.getMessage(), one, e);
+                            "statement failed on " + name + ": " + sql[i] + " -> " + e.getMessage(), sql[i], e);
                 }
             }
+            return true;
         } catch (SQLException e) {
             throw new UncheckedSQLException("closing a connection to " + name + " failed: " + e.getMessage(), null, e);
         }
+    }
+
+    private static boolean connectionLost(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof java.sql.SQLNonTransientConnectionException
+                || e instanceof java.sql.SQLRecoverableException
+                || state != null && (state.startsWith("08") || state.startsWith("57P"));
+    }
+
+    private HikariDataSource executePool() {
+        HikariDataSource pool = executePool;
+        if (pool == null) {
+            synchronized (poolLock) {
+                pool = executePool;
+                if (pool == null) {
+                    pool = createPool(4, "execute");
+                    executePool = pool;
+                }
+            }
+        }
+        return pool;
     }
 
     /**

@@ -44,6 +44,7 @@ public final class BatonDrainer implements Drainer {
     private final long history;
     private final int concurrency;
     private final boolean guid;
+    private final boolean asUsers;
 
     /** Workers claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
     public BatonDrainer(int batch, long history) {
@@ -55,6 +56,15 @@ public final class BatonDrainer implements Drainer {
      * {@code third_party_guid} to {@code "g" + id}.
      */
     public BatonDrainer(int batch, long history, int concurrency, boolean guid) {
+        this(batch, history, concurrency, guid, false);
+    }
+
+    /**
+     * As above; with {@code asUsers}, the Workers run as a service configures them: their own pool with HikariCP's
+     * defaults ({@link Target#defaultPool()}) and the Worker's default poll intervals (no tuning for the bench).
+     */
+    public BatonDrainer(int batch, long history, int concurrency, boolean guid, boolean asUsers) {
+        this.asUsers = asUsers;
         this.batch = batch;
         this.history = history;
         this.concurrency = concurrency;
@@ -79,7 +89,8 @@ public final class BatonDrainer implements Drainer {
         probe.quiesce(JobTable.NAME);
         AtomicIntegerArray executions = new AtomicIntegerArray(tasks);
         CountDownLatch committed = new CountDownLatch(tasks);
-        Baton baton = Baton.builder(StatementCount.wrap(target.pool()))
+        com.zaxxer.hikari.HikariDataSource own = asUsers ? target.defaultPool() : null;
+        Baton baton = Baton.builder(StatementCount.wrap(own != null ? own : target.pool()))
                 .listener(new BatonListener() {
                     @Override
                     public void onOutcome(String queue, Object id, Outcome.Kind kind, Enum<?> state, int attempt) {
@@ -92,11 +103,11 @@ public final class BatonDrainer implements Drainer {
         probe.begin();
         long t0 = System.nanoTime();
         for (int i = 0; i < threads; i++) {
-            workers.add(baton.worker(queue)
-                    .batchSize(batch)
-                    .concurrency(concurrency)
-                    .pollInterval(Duration.ofMillis(5), Duration.ofMillis(20))
-                    .handle(row -> {
+            Worker.Builder<Job> b = baton.worker(queue).batchSize(batch).concurrency(concurrency);
+            if (!asUsers) {
+                b = b.pollInterval(Duration.ofMillis(5), Duration.ofMillis(20));
+            }
+            workers.add(b.handle(row -> {
                         long id = ((Number) row.id()).longValue();
                         executions.incrementAndGet((int) (id - history - 1));
                         return guid
@@ -110,6 +121,9 @@ public final class BatonDrainer implements Drainer {
         probe.end();
         for (Worker w : workers) {
             w.close();
+        }
+        if (own != null) {
+            own.close();
         }
         return DrainCheck.measure(target, history, tasks, executions, seconds, done, guid);
     }

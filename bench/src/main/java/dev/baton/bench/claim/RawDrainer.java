@@ -29,6 +29,7 @@ public final class RawDrainer implements Drainer {
     private final int batch;
     private final long history;
     private final boolean guid;
+    private final boolean ownConnections;
 
     /** Threads claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
     public RawDrainer(int batch, long history) {
@@ -40,6 +41,15 @@ public final class RawDrainer implements Drainer {
      * batch's one statement ({@code third_party_guid = CASE id WHEN ? THEN ? … ELSE third_party_guid END}).
      */
     public RawDrainer(int batch, long history, boolean guid) {
+        this(batch, history, guid, false);
+    }
+
+    /**
+     * As above; with {@code ownConnections}, each thread opens its own connection from the driver
+     * ({@link Target#connect()}) rather than borrowing one from the bench's pool.
+     */
+    public RawDrainer(int batch, long history, boolean guid, boolean ownConnections) {
+        this.ownConnections = ownConnections;
         this.batch = batch;
         this.history = history;
         this.guid = guid;
@@ -71,7 +81,7 @@ public final class RawDrainer implements Drainer {
         long t0 = System.nanoTime();
         for (int t = 0; t < threads; t++) {
             futures.add(pool.submit(() -> {
-                try (Connection c = counted.getConnection()) {
+                try (Connection c = ownConnections ? target.connect() : counted.getConnection()) {
                     c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                     int empty = 0;
                     while (empty < 2) {

@@ -23,14 +23,21 @@ public final class WorkerWorkload implements Workload {
     private static final double SECONDS = 4.0;
 
     /** The shapes: label, Workers, concurrency of each, hand-written threads. */
-    private record Shape(String label, int workers, int concurrency) {
+    private record Shape(String label, int workers, int concurrency, boolean asUsers) {
+        Shape(String label, int workers, int concurrency) {
+            this(label, workers, concurrency, false);
+        }
+
         int threads() {
             return workers * concurrency;
         }
     }
 
-    private static final List<Shape> SHAPES =
-            List.of(new Shape("c=1", 1, 1), new Shape("c=8", 1, 8), new Shape("8 workers", 8, 1));
+    private static final List<Shape> SHAPES = List.of(
+            new Shape("c=1", 1, 1),
+            new Shape("c=8", 1, 8),
+            new Shape("8 workers", 8, 1),
+            new Shape("c=8 as configured by users", 1, 8, true));
 
     @Override
     public String name() {
@@ -41,7 +48,10 @@ public final class WorkerWorkload implements Workload {
     public String description(Options o) {
         return "The Worker as users run it, batch " + BATCH + ": `c=1` one `Worker` (`concurrency(1)`), `c=8` one"
                 + " `Worker` with `concurrency(8)` (8 pollers, each claims its batch, runs the no-op handlers and"
-                + " commits them in one statement), `8 workers` 8 `Worker`s of concurrency 1; `plain` completions set"
+                + " commits them in one statement), `8 workers` 8 `Worker`s of concurrency 1, `c=8 as configured by"
+                + " users` the same as `c=8` with the Worker's default poll intervals and its own pool with HikariCP's"
+                + " defaults (against hand-written threads holding a connection each from the driver, no pool);"
+                + " `plain` completions set"
                 + " nothing, `guid` completions `.set(\"third_party_guid\", \"g\" + id)`. `raw`: as many hand-written"
                 + " threads (1, 8, 8) with the same claim and one fenced completion statement per batch, the guids in it"
                 + " as `CASE id WHEN ? THEN ? … ELSE third_party_guid END` (Baton's statement). Rows per run: about "
@@ -98,9 +108,9 @@ public final class WorkerWorkload implements Workload {
         long history = ClaimCompleteWorkload.HISTORY;
         StatementCount.reset();
         Measurement m = variant.equals("baton")
-                ? new BatonDrainer(BATCH, history, shape.concurrency(), guid)
+                ? new BatonDrainer(BATCH, history, shape.concurrency(), guid, shape.asUsers())
                         .drain(target, shape.workers(), rows, probe)
-                : new RawDrainer(BATCH, history, guid).drain(target, shape.threads(), rows, probe);
+                : new RawDrainer(BATCH, history, guid, shape.asUsers()).drain(target, shape.threads(), rows, probe);
         return m.withClientCpu(probe).withNote(StatementCount.perBatch(rows, BATCH));
     }
 

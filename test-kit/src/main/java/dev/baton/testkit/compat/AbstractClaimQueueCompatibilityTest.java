@@ -680,7 +680,9 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
     @Test
     void nonIdempotentSinkNeverSendsAnUncertainRowTwice() throws Exception {
         jobs.insert(1, 6, Payment.PAID);
-        ClaimQueue<Sync> q = jobs.sendingQueue(baton, LEASE);
+        // a send timeout of 1 s: the failed send of row 2 waits that (and the margin) before its reconciliation, not
+        // the default quarter of the lease
+        ClaimQueue<Sync> q = JobsTable.sendingQueue(baton, jobs.name(), LEASE, Duration.ofSeconds(1));
         // 1. the send is recorded before the call; a crash after it leaves SENDING, which expiry turns into UNKNOWN
         ClaimedRow<Sync> crashed = q.claim(1).get(0);
         assertTrue(q.markSending(crashed).done());
