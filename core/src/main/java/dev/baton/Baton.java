@@ -241,8 +241,9 @@ public final class Baton {
         }
 
         /**
-         * A data source for inspection only: {@link ClaimQueue#health()} (and the gauges built on it), {@link
-         * ClaimQueue#deadRows} and {@link ClaimQueue#deadCount()} read there, for example from a streaming standby,
+         * A data source for inspection only: {@link ClaimQueue#health()} (and the gauges built on it) and the counts
+         * and lists of the admin views ({@link ClaimQueue#deadLetters()}: {@code list}, {@code count}) read there,
+         * for example from a streaming standby,
          * so that dashboards do not load the writer. Decisions (claims, transitions, guards, completions, sweeps,
          * requeues) never run on it, and the send durability detail of {@code health()} is read on the writer. Its
          * answers may lag the writer by the replication delay. Default: none (inspection reads the main data source).

@@ -139,4 +139,12 @@ public interface BatonListener {
      *     a type Baton does not read as a timestamp)
      */
     default void onDelivered(String outbox, OutboxMessage message, java.time.@Nullable Instant createdAt) {}
+
+    /**
+     * An operator's action through an admin view ({@link DeadLetters}, {@link UnknownSends}) finished: who, what, which
+     * row, the result and when ({@link AdminAction}). Called once per call that reached the database, after its commit,
+     * whatever the result (a requeue that found the row gone reports {@code NotFound}); a call refused before any SQL,
+     * or one that threw, reports nothing. A resolution whose verdict writes nothing (can't tell yet) reports nothing.
+     */
+    default void onAdminAction(AdminAction action) {}
 }

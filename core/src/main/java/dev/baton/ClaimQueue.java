@@ -1,18 +1,19 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
-import dev.baton.internal.TypedValues;
+import dev.baton.internal.queue.BlockedKeyStatements;
+import dev.baton.internal.queue.ClaimChain;
 import dev.baton.internal.queue.Claimer;
-import dev.baton.internal.queue.DeadLetters;
+import dev.baton.internal.queue.DeadLetterStatements;
 import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.Inspection;
 import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.queue.QueueShape;
+import dev.baton.internal.queue.Settlements;
 import dev.baton.internal.queue.Sweeps;
+import dev.baton.internal.queue.UnknownStatements;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -56,6 +57,7 @@ public final class ClaimQueue<S extends Enum<S>> {
     private final Sweeps<S> sweeps;
     private final Inspection<S> inspection;
     private final DeadLetters<S> deadLetters;
+    private final UnknownSends<S> unknownSends;
 
     ClaimQueue(QueueDefinition<S> definition) {
         this.shape = new QueueShape<>(definition);
@@ -70,7 +72,8 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
-        this.deadLetters = new DeadLetters<>(shape);
+        this.deadLetters = new DeadLetters<>(name, shape.engine, new DeadLetterStatements<>(shape), null);
+        this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
@@ -138,8 +141,9 @@ public final class ClaimQueue<S extends Enum<S>> {
      */
     public List<ClaimedRow<S>> claim(int batchSize) {
         List<BatonInterceptor> interceptors = shape.engine.interceptors();
-        List<ClaimedRow<S>> claimed =
-                interceptors.isEmpty() ? claimer.claim(batchSize) : new ClaimChain(batchSize, 0).proceed();
+        List<ClaimedRow<S>> claimed = interceptors.isEmpty()
+                ? claimer.claim(batchSize)
+                : new ClaimChain<>(shape, claimer, batchSize, 0).proceed();
         if (!claimed.isEmpty() && shape.engine.hasListeners()) {
             shape.engine.fire(l -> l.onClaim(shape.name, claimed.size()));
         }
@@ -238,59 +242,9 @@ public final class ClaimQueue<S extends Enum<S>> {
         }
         List<LeaseResult<S>> results = writes.applyAll(decisions);
         if (shape.engine.hasListeners()) {
-            settled(decisions, results);
+            Settlements.settled(shape, decisions, results);
         }
         return results;
-    }
-
-    /** Tells the listeners what each write settled its row as, why rows went dead, and which writes were refused. */
-    private void settled(List<Decision<S>> decisions, List<LeaseResult<S>> results) {
-        String name = shape.name;
-        for (int i = 0; i < results.size(); i++) {
-            Decision<S> d = decisions.get(i);
-            LeaseResult<S> r = results.get(i);
-            Outcome<S> o = d.outcome();
-            BatonListener.Settled settled;
-            BatonListener.DeadLetterReason reason = null;
-            if (!(r instanceof LeaseResult.Done<S> done)) {
-                settled = BatonListener.Settled.LEASE_LOST;
-                shape.engine.fire(l -> l.onFencedWriteRefused(name, r.id(), BatonListener.FencedWrite.OUTCOME));
-            } else if (done.state() == shape.dead) {
-                settled = BatonListener.Settled.DEAD_LETTERED;
-                reason = switch (o.kind()) {
-                    case RETRY -> BatonListener.DeadLetterReason.RETRIES_EXHAUSTED;
-                    case COMPLETE ->
-                        o.target() == shape.dead
-                                ? BatonListener.DeadLetterReason.HANDLER
-                                : BatonListener.DeadLetterReason.REFUSED_BY_DATABASE;
-                    default -> BatonListener.DeadLetterReason.HANDLER;
-                };
-            } else {
-                settled = switch (o.kind()) {
-                    case RETRY -> BatonListener.Settled.RETRIED;
-                    case RELEASE -> BatonListener.Settled.RELEASED;
-                    case UNKNOWN -> BatonListener.Settled.UNKNOWN;
-                    default -> BatonListener.Settled.COMPLETED;
-                };
-            }
-            BatonListener.Settled s = settled;
-            shape.engine.fire(l -> l.onSettled(name, r.id(), d.row().attempt(), s));
-            if (reason != null) {
-                BatonListener.DeadLetterReason why = reason;
-                shape.engine.fire(l -> l.onDeadLetter(name, 1, why));
-            }
-        }
-    }
-
-    private void refused(List<? extends LeaseResult<S>> results, BatonListener.FencedWrite write) {
-        if (!shape.engine.hasListeners()) {
-            return;
-        }
-        for (LeaseResult<S> r : results) {
-            if (r instanceof LeaseResult.LeaseLost<S>) {
-                shape.engine.fire(l -> l.onFencedWriteRefused(shape.name, r.id(), write));
-            }
-        }
     }
 
     /**
@@ -314,7 +268,7 @@ public final class ClaimQueue<S extends Enum<S>> {
                 rows.get(i).renewed(start);
             }
         }
-        refused(results, BatonListener.FencedWrite.HEARTBEAT);
+        Settlements.refused(shape, results, BatonListener.FencedWrite.HEARTBEAT);
         return results;
     }
 
@@ -371,7 +325,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         if (marked.done()) {
             row.markedSending(start);
         }
-        refused(List.of(marked), BatonListener.FencedWrite.SEND);
+        Settlements.refused(shape, List.of(marked), BatonListener.FencedWrite.SEND);
         return marked;
     }
 
@@ -405,129 +359,30 @@ public final class ClaimQueue<S extends Enum<S>> {
         return shape.sendTimeout;
     }
 
-    /**
-     * Ids of rows in the unknown state that are ready for reconciliation, lowest id first, at most {@code limit}. A row
-     * is ready once its quarantine passed by the database clock: the expiry sweep gives a send whose lease ran out
-     * {@code lease_until + sendTimeout + margin} (the margin is a twentieth of the lease, at most 2 s), a handler that
-     * failed after the mark {@code now + sendTimeout + margin}, and keeps it in the lease column. Until then the sender
-     * may still be alive, paused between its last check and its call, and a sink that has nothing yet proves nothing.
-     * Rows in quarantine are left out (they are counted in {@link QueueHealth}).
-     */
-    public List<Object> unknownRows(int limit) {
-        return sweeps.unknownRows(null, limit);
-    }
-
-    /**
-     * Ids of rows in the unknown state that are ready for reconciliation (as {@link #unknownRows(int)}) with an id
-     * greater than {@code afterId}, lowest id first, at most {@code limit}: the next page after the last id of the
-     * previous one.
-     *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
-     */
-    public List<Object> unknownRowsAfter(Object afterId, int limit) {
-        Objects.requireNonNull(afterId, "afterId");
-        return sweeps.unknownRows(afterId, limit);
-    }
-
-    /**
-     * Ids of rows in the unknown state as {@code idType}, oldest id first, at most {@code limit}; converted as
-     * {@link ClaimedRow#id(Class)} converts an id.
-     *
-     * <pre>{@code
-     * for (long orderId : queue.unknownRows(100, Long.class)) { ... }
-     * }</pre>
-     *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
-     * @throws ClassCastException if an id is not readable as {@code idType}
-     */
-    public <I> List<I> unknownRows(int limit, Class<I> idType) {
-        Objects.requireNonNull(idType, "idType");
-        List<I> ids = new ArrayList<>();
-        for (Object id : sweeps.unknownRows(null, limit)) {
-            ids.add(TypedValues.as(id, idType, "id of an unknown send in queue '" + shape.name + "'"));
-        }
-        return ids;
-    }
-
-    /**
-     * Resolves a row in the unknown state after asking the sink: {@code sent = true} completes it into {@code
-     * target} (with the outcome's columns), {@code sent = false} returns it to the claimable state to be sent again,
-     * unless it has used {@code maxAttempts}: then it goes to the dead state, as an expired last attempt does in
-     * {@link #reclaimExpired()} (when the machine allows unknown → dead). Guarded by the unknown state, so two
-     * reconcilers cannot both resolve a row.
-     *
-     * <p>It does not wait for the row's quarantine (see {@link #unknownRows(int)}): an operator may resolve any unknown
-     * row. Before answering {@code sent = false} for a row still in quarantine, be sure its sender is gone (its process
-     * ended): a sender paused after its mark may still call the sink, and the row would then be sent twice.
-     *
-     * @return Done, or LeaseLost when the row was no longer unknown
-     */
-    public LeaseResult<S> resolveUnknown(Object id, boolean sent, @Nullable Outcome<S> completion) {
-        Objects.requireNonNull(id, "id");
-        if (shape.unknown == null) {
-            throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
-        }
-        if (!sent) {
-            shape.machine.checkTransition(shape.unknown, shape.claimable);
-            if (shape.machine.canTransition(shape.unknown, shape.dead) && sweeps.deadLetterIfExhausted(id)) {
-                return new LeaseResult.Done<>(id, shape.dead); // sending again would pass maxAttempts
-            }
-            return writes.resolveUnknown(id, shape.claimable, null);
-        }
-        Objects.requireNonNull(completion, "completion");
-        if (completion.kind() != Outcome.Kind.COMPLETE) {
-            throw new ConfigurationException("a sent row resolves with Outcome.complete, not " + completion.kind());
-        }
-        shape.machine.checkTransition(shape.unknown, completion.target());
-        return writes.resolveUnknown(id, completion.target(), completion);
-    }
-
-    /**
-     * Applies a reconciler's verdict to a row in the unknown state: {@link Outcome#complete} (the sink has it: the
-     * row moves to that state with the completion's columns), {@link Outcome#release()} (the sink has not: the row
-     * becomes claimable and is sent again, or dead when it has used {@code maxAttempts}), {@link Outcome#deadLetter}
-     * (give up: the row moves to the dead state with the reason), {@link Outcome#unknown} or {@code null} (cannot
-     * tell yet: the row stays unknown, nothing is written). The token of the claim that sent it is cleared, so a
-     * stale worker never counts the row as its own. Thread-safe.
-     *
-     * <p>Like {@link #resolveUnknown(Object, boolean, Outcome)}, it does not wait for the row's quarantine: a release of
-     * a row that {@link #unknownRows(int)} did not list yet may send it twice, if its paused sender wakes up.
-     *
-     * @param id the row's id
-     * @param verdict the verdict, or null
-     * @return {@link LeaseResult.Done} with the new state (or the unknown state when nothing was written), or
-     *     {@link LeaseResult.LeaseLost} if the row was not in the unknown state
-     * @throws IllegalVerdictException before any SQL, for any other verdict (e.g. a retry): it cannot say whether
-     *     the sink has the row
-     * @throws ConfigurationException if the queue has no unknown state
-     * @throws IllegalTransitionException if the machine does not allow the verdict's move out of the unknown state
-     */
-    public LeaseResult<S> resolveUnknown(Object id, @Nullable Outcome<S> verdict) {
-        Objects.requireNonNull(id, "id");
-        if (shape.unknown == null) {
-            throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
-        }
-        if (verdict == null || verdict.kind() == Outcome.Kind.UNKNOWN) {
-            return new LeaseResult.Done<>(id, shape.unknown);
-        }
-        return switch (verdict.kind()) {
-            case COMPLETE -> resolveUnknown(id, true, verdict);
-            case RELEASE -> resolveUnknown(id, false, null);
-            case DEAD_LETTER -> {
-                shape.machine.checkTransition(shape.unknown, shape.dead);
-                LeaseResult<S> dead = writes.resolveUnknownDead(id, verdict.error());
-                if (dead instanceof LeaseResult.Done<S>) {
-                    shape.engine.fire(l -> l.onDeadLetter(shape.name, 1, BatonListener.DeadLetterReason.RECONCILER));
-                }
-                yield dead;
-            }
-            default -> throw new IllegalVerdictException(shape.name, id, verdict);
-        };
-    }
-
     /** Measures the queue (one query, database clock). */
     public QueueHealth health() {
         return inspection.health();
+    }
+
+    /**
+     * The operator's view of the dead rows: list, count, requeue one or a bounded number ({@link DeadLetters}). Name
+     * who acts with {@link DeadLetters#as}: the listeners hear every action with it.
+     */
+    public DeadLetters<S> deadLetters() {
+        return deadLetters;
+    }
+
+    /**
+     * The view of the unknown sends of a non-idempotent sink: list, count, resolve sent, not sent or dead ({@link
+     * UnknownSends}); empty on a queue without an unknown state.
+     */
+    public UnknownSends<S> unknownSends() {
+        return unknownSends;
+    }
+
+    /** The keys a dead or unknown row holds on a queue {@link ClaimQueueBuilder#orderedPerKey ordered per key}. */
+    public BlockedKeys<S> blockedKeys() {
+        return new BlockedKeys<>(new BlockedKeyStatements<>(shape));
     }
 
     /**
@@ -553,7 +408,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws InvalidIdentifierException if a name is not a plain identifier (before any SQL)
      */
     public void verify(String... columnsUsed) {
-        inspection.verify(checked(columnsUsed));
+        inspection.verify(Inspection.checked(columnsUsed));
     }
 
     /**
@@ -568,125 +423,12 @@ public final class ClaimQueue<S extends Enum<S>> {
      * @throws InvalidIdentifierException if a name is not a plain identifier
      */
     public List<String> createTableSql(String... columnsUsed) {
-        return inspection.createTableSql(checked(columnsUsed));
-    }
-
-    private static List<String> checked(String... columns) {
-        List<String> checked = new ArrayList<>(columns.length);
-        for (String c : columns) {
-            checked.add(Identifiers.check(Objects.requireNonNull(c, "column")));
-        }
-        return checked;
+        return inspection.createTableSql(Inspection.checked(columnsUsed));
     }
 
     /** DDL for an index that serves the claim: state, then equality guards, then the order. */
     public String suggestedIndex() {
         return inspection.suggestedIndex();
-    }
-
-    // Dead letters: what an operator lists, counts and requeues (bounded, guarded by the dead state).
-
-    /**
-     * Rows in the dead state, lowest id first, at most {@code limit}: each with its id, its attempts, the reason kept in
-     * the error column and the columns the queue selects. Page with {@link #deadRowsAfter}. Thread-safe.
-     *
-     * <pre>{@code
-     * for (DeadRow dead : queue.deadRows(50)) {
-     *     log.warn("order {} gave up after {} attempts: {}", dead.longId(), dead.attempts(), dead.lastError());
-     * }
-     * }</pre>
-     *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
-     */
-    public List<DeadRow> deadRows(int limit) {
-        return deadLetters.list(null, limit);
-    }
-
-    /**
-     * Rows in the dead state with an id greater than {@code afterId}, lowest id first, at most {@code limit}: the next
-     * page after the last id of the previous one.
-     *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
-     */
-    public List<DeadRow> deadRowsAfter(Object afterId, int limit) {
-        Objects.requireNonNull(afterId, "afterId");
-        return deadLetters.list(afterId, limit);
-    }
-
-    /** The number of rows in the dead state (one {@code COUNT(*)}, no lock). */
-    public long deadCount() {
-        return deadLetters.count();
-    }
-
-    /**
-     * Requeues a dead row: a guarded move from the dead state to the claimable state ({@code WHERE id = ? AND state =
-     * dead}), so that of two operators requeueing one row exactly one moves it, and a row that has left the dead state
-     * is never touched. The row starts afresh: due at once ({@code next_attempt_at = NULL}), {@code attempts = 0} (the
-     * next claim is attempt 1 and the row has all of {@link RetryPolicy#maxAttempts()} again), lease and token cleared.
-     * The error column keeps the reason it went dead until its next attempt stores a reason of its own (a retry or
-     * dead letter overwrites it, a completion leaves it). The dead state may be terminal in the machine: this is the
-     * one move out of it, made by an operator, and it needs no {@code allow(dead, claimable)}. Autocommit, on the data
-     * source; thread-safe.
-     *
-     * <p>On a queue {@link ClaimQueueBuilder#orderedPerKey ordered per key}, a dead row holds its key: the later rows
-     * of the key wait behind it until it is requeued (it is then claimed before them, so the order per key is kept) or
-     * deleted.
-     *
-     * @return {@link TransitionResult.Applied} when this call requeued the row; {@link TransitionResult.AlreadyInTarget}
-     *     when it is claimable already (another operator requeued it); {@link TransitionResult.Rejected} with the
-     *     state it is in when it is not dead; {@link TransitionResult.NotFound}; {@link TransitionResult.InDoubt} when
-     *     the connection was lost after the update was sent and the row is claimable now; {@link
-     *     TransitionResult.Rejected} with the dead state itself when the row {@link DeadRow#mayHaveBeenSent() may have
-     *     been sent} (see {@link #requeueDead(Object, DeadRow.Requeue)})
-     */
-    public TransitionResult<S> requeueDead(Object id) {
-        return requeueDead(id, DeadRow.Requeue.UNLESS_MAYBE_SENT);
-    }
-
-    /**
-     * {@link #requeueDead(Object)}, saying which dead rows may move. On a queue with a {@link
-     * ClaimQueueBuilder#nonIdempotentSink non-idempotent sink} a row can be dead after its send may have happened (the
-     * reconciler's {@code deadLetter} verdict, or a completion the database refused after the send): its error starts
-     * with {@link DeadRow#MAY_HAVE_BEEN_SENT}, and a requeue would send it again. Such a row is requeued only with
-     * {@link DeadRow.Requeue#EVEN_IF_MAYBE_SENT}, once the operator has checked with the receiver; otherwise it stays
-     * dead and the result is {@link TransitionResult.Rejected} with the dead state.
-     *
-     * @param id the row's id
-     * @param which {@link DeadRow.Requeue#UNLESS_MAYBE_SENT} (what {@link #requeueDead(Object)} does) or {@link
-     *     DeadRow.Requeue#EVEN_IF_MAYBE_SENT}
-     * @return as {@link #requeueDead(Object)}
-     */
-    public TransitionResult<S> requeueDead(Object id, DeadRow.Requeue which) {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(which, "which");
-        return deadLetters.requeue(id, which);
-    }
-
-    /**
-     * Requeues up to {@code limit} dead rows, lowest id first, as {@link #requeueDead(Object)} requeues one, in one
-     * bounded statement that skips rows other transactions hold locked; call it again until it returns fewer rows than
-     * {@code limit} to requeue them all.
-     *
-     * <p>Rows that {@link DeadRow#mayHaveBeenSent() may have been sent} are skipped (they stay dead; see {@link
-     * #requeueAllDead(int, DeadRow.Requeue)}).
-     *
-     * @return the rows requeued ({@link BulkResult#countInDoubt()} when the reply was lost and the statement ran again)
-     * @throws ConfigurationException if {@code limit} is outside 1..{@link #maxBatchSize()} (before any SQL)
-     */
-    public BulkResult requeueAllDead(int limit) {
-        return requeueAllDead(limit, DeadRow.Requeue.UNLESS_MAYBE_SENT);
-    }
-
-    /**
-     * {@link #requeueAllDead(int)}, saying which dead rows may move: {@link DeadRow.Requeue#EVEN_IF_MAYBE_SENT}
-     * requeues rows that may have been sent too, and a non-idempotent sink may act twice for them.
-     *
-     * @return the rows requeued
-     * @throws ConfigurationException if {@code limit} is outside 1..{@link #maxBatchSize()} (before any SQL)
-     */
-    public BulkResult requeueAllDead(int limit, DeadRow.Requeue which) {
-        Objects.requireNonNull(which, "which");
-        return deadLetters.requeueAll(limit, which);
     }
 
     private void checkQueue(ClaimedRow<S> row) {
@@ -698,40 +440,6 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     Engine engine() {
         return shape.engine;
-    }
-
-    /** One step of the interceptors around a claim: interceptor {@code index}, or the claim after the last. */
-    private final class ClaimChain implements BatonInterceptor.ClaimCall<S> {
-        private final int batchSize;
-        private final int index;
-        private boolean proceeded;
-
-        ClaimChain(int batchSize, int index) {
-            this.batchSize = batchSize;
-            this.index = index;
-        }
-
-        @Override
-        public String queue() {
-            return shape.name;
-        }
-
-        @Override
-        public int batchSize() {
-            return batchSize;
-        }
-
-        @Override
-        public List<ClaimedRow<S>> proceed() {
-            if (proceeded) {
-                throw new IllegalStateException("an interceptor called proceed() twice for a claim in " + shape.name);
-            }
-            proceeded = true;
-            List<BatonInterceptor> interceptors = shape.engine.interceptors();
-            return index == interceptors.size()
-                    ? claimer.claim(batchSize)
-                    : interceptors.get(index).aroundClaim(new ClaimChain(batchSize, index + 1));
-        }
     }
 
     @Override

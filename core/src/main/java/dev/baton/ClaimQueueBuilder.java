@@ -44,6 +44,10 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     private String errorColumn = "last_error";
     private String ageColumn;
     private String orderKeyColumn;
+    private String keyLimitColumn;
+    private int keyLimit;
+    private String groupColumn;
+    private String priorityColumn;
     private SendDurability sendDurability = SendDurability.OFF;
     private Duration sendDurabilityWait = Duration.ZERO;
 
@@ -117,7 +121,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Declares the sink non-idempotent: {@link ClaimQueue#markSending} commits {@code processing → sending}
      * before the external call; a row whose lease expires while sending moves to {@code unknown} instead of being
-     * sent again, and waits for {@link ClaimQueue#resolveUnknown}.
+     * sent again, and waits for {@link UnknownSends} ({@link ClaimQueue#unknownSends()}).
      */
     public ClaimQueueBuilder<S> nonIdempotentSink(S sending, S unknown) {
         this.sending = Objects.requireNonNull(sending, "sending");
@@ -152,7 +156,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
      * The longest a send of a non-idempotent sink may take ({@link #nonIdempotentSink}): the time the handler's client
      * gets for one call ({@link ClaimedRow#sendTimeLeft()}), which {@link ClaimQueue#markSending} requires to be left
      * before the claim's local deadline, and part of the quarantine before an unknown send is offered for
-     * reconciliation ({@link ClaimQueue#unknownRows(int)}). Default: a quarter of the lease, at most 1 minute. Must be
+     * reconciliation ({@link UnknownSends#ready(int)}). Default: a quarter of the lease, at most 1 minute. Must be
      * positive and below half the lease ({@link #build()} checks it, whichever is set first).
      *
      * @throws ConfigurationException if not positive (the comparison with the lease is made by {@link #build()})
@@ -197,12 +201,70 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Claims rows that share a value of {@code keyColumn} one at a time, in id order: a row is not claimed while an
      * earlier row with the same key is claimable (even if waiting for a retry), being processed or sent, unknown, or
-     * dead (a dead row holds its key until it is requeued or deleted: see {@link ClaimQueue#requeueDead}). Rows with a
+     * dead (a dead row holds its key until it is requeued or deleted: see {@link DeadLetters#requeue}). Rows with a
      * NULL key are not ordered. Needs an index on {@code (keyColumn, id)}. Order follows ids, so it holds for rows
      * of one key written one after another (as an aggregate's row lock makes them), not for concurrent writers.
      */
     public ClaimQueueBuilder<S> orderedPerKey(String keyColumn) {
         this.orderKeyColumn = Identifiers.check(keyColumn);
+        return this;
+    }
+
+    /** The most rows of one key {@link #concurrencyPerKey} allows: 1000. */
+    static final int MAX_KEY_LIMIT = 1000;
+
+    /**
+     * Holds at most {@code limit} rows of one value of {@code keyColumn} at once: a claim passes over a row whose key
+     * already has {@code limit} rows being processed or sent, and takes at most that many rows of one key per batch.
+     * Unlike {@link #orderedPerKey} it keeps no order between the rows of a key (use that for {@code limit} 1 in id
+     * order). Rows with a NULL key are not limited. The limit holds across threads and processes: the claims of such a
+     * queue take an exclusive lock of the database (PostgreSQL {@code pg_advisory_xact_lock}, MariaDB/MySQL {@code
+     * GET_LOCK}, SQL Server {@code sp_getapplock}) named after the queue, so they run one after another; each claim
+     * also ranks every eligible row (a window function), so its cost grows with the backlog.
+     *
+     * @param keyColumn the key column, e.g. {@code customer_id}
+     * @param limit 1 to 1000
+     * @throws InvalidIdentifierException if the column is not a plain identifier
+     * @throws ConfigurationException if {@code limit} is out of range
+     */
+    public ClaimQueueBuilder<S> concurrencyPerKey(String keyColumn, int limit) {
+        String column = Identifiers.check(keyColumn);
+        if (limit < 1 || limit > MAX_KEY_LIMIT) {
+            throw new ConfigurationException("concurrencyPerKey limit must be 1.." + MAX_KEY_LIMIT + ", was " + limit
+                    + " (queue '" + name + "')");
+        }
+        this.keyLimitColumn = column;
+        this.keyLimit = limit;
+        return this;
+    }
+
+    /**
+     * Serves the values of {@code groupColumn} (e.g. a tenant) round-robin: a claim of {@code n} rows takes the first
+     * eligible row of every group that has one, then the second of each, and so on, in the queue's order within a
+     * group; so a group with ten rows is served while another has a million waiting. Each claim ranks every eligible
+     * row (a window function partitioned by the group), so its cost grows with the backlog; it keeps the first 4 × n
+     * of each group, and picks and locks the best-ranked rows as any claim does ({@code SKIP LOCKED}): claims run side
+     * by side. No weight per group.
+     *
+     * @param groupColumn the group column
+     * @throws InvalidIdentifierException if the column is not a plain identifier
+     */
+    public ClaimQueueBuilder<S> fairAcross(String groupColumn) {
+        this.groupColumn = Identifiers.check(groupColumn);
+        return this;
+    }
+
+    /**
+     * Claims rows with a higher value of {@code priorityColumn} first, in the queue's order (default: id) among rows of
+     * one priority. The claim index ({@link ClaimQueue#suggestedIndex()}) then has the priority column, descending,
+     * before the order; {@link ClaimQueue#verify()} refuses a table without an index that serves it. There is no
+     * aging: while higher-priority rows keep arriving faster than they are handled, lower ones wait.
+     *
+     * @param priorityColumn a numeric, NOT NULL column
+     * @throws InvalidIdentifierException if the column is not a plain identifier
+     */
+    public ClaimQueueBuilder<S> priority(String priorityColumn) {
+        this.priorityColumn = Identifiers.check(priorityColumn);
         return this;
     }
 
@@ -299,6 +361,21 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 throw new ConfigurationException("queue '" + name + "' uses column " + c + " for two purposes");
             }
         }
+        for (String c : new String[] {keyLimitColumn, groupColumn, priorityColumn}) {
+            if (c != null && managed.contains(c.toLowerCase(Locale.ROOT))) {
+                throw new ConfigurationException("queue '" + name + "' uses column " + c
+                        + " for a key, group or priority and as a column Baton writes");
+            }
+        }
+        if (keyLimitColumn != null && orderKeyColumn != null) {
+            throw new ConfigurationException("queue '" + name + "' sets both orderedPerKey(" + orderKeyColumn
+                    + ") and concurrencyPerKey(" + keyLimitColumn + ", " + keyLimit + "): choose one (orderedPerKey"
+                    + " already holds one row of a key at a time)");
+        }
+        if (priorityColumn != null && orderBy.stream().anyMatch(o -> o.equalsIgnoreCase(priorityColumn))) {
+            throw new ConfigurationException("queue '" + name + "' names " + priorityColumn
+                    + " in both priority(...) and orderBy(...): the priority comes first by itself");
+        }
         Set<S> distinct = EnumSet.of(claimable, processing, dead);
         if (distinct.size() != 3) {
             throw new ConfigurationException(
@@ -329,6 +406,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 errorColumn,
                 ageColumn,
                 orderKeyColumn,
+                new QueueDefinition.Shaping(keyLimitColumn, keyLimit, groupColumn, priorityColumn),
                 sendDurability,
                 sendDurabilityWait));
     }

@@ -113,7 +113,7 @@ public final class ClaimedRow<S extends Enum<S>> {
      * atomic statement that hands the row to exactly one claimer, so two claims of a row never share an attempt that
      * could send. The only moves that lower the column are the release of a row still in the processing state (so
      * never marked sending: its attempt is given back, and it sent nothing) and the operator's {@link
-     * ClaimQueue#requeueDead} (the count starts again at 1: a fenced sink that saw a send of the row before refuses the
+     * DeadLetters#requeue} (the count starts again at 1: a fenced sink that saw a send of the row before refuses the
      * requeued row's sends until the sink's record is reset, which is the safe side for a row that may have been sent).
      */
     public long sendToken() {

@@ -8,7 +8,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A row in a claim queue's dead state, as {@link ClaimQueue#deadRows(int)} lists it for an operator: its id, how many
+ * A row in a claim queue's dead state, as {@link DeadLetters#list(int)} lists it for an operator: its id, how many
  * claims it used, the reason it went dead, and the columns the queue selects. Immutable.
  *
  * @param id the row id, as the driver returned it ({@link #id(Class)} and {@link #longId()} read it typed)

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.DatabaseClock;
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
 import dev.baton.internal.SqlWork;
@@ -11,13 +12,8 @@ import dev.baton.spi.SqlError;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -156,6 +152,7 @@ public final class Outbox {
     private final String table;
     private final Options options;
     private final ClaimQueue<Status> queue;
+    private final BlockedKeys<Status> keys;
     private final OutboxStatements statements;
     private final boolean utcWallClock;
 
@@ -178,6 +175,7 @@ public final class Outbox {
             b.orderedPerKey("msg_key");
         }
         this.queue = b.build();
+        this.keys = queue.blockedKeys();
         if (d.traits().failedStatementAbortsTransaction() && statements.noInsertIfAbsent()) {
             throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
                     + " but renders no insert-if-absent: the outbox would break callers' transactions");
@@ -358,24 +356,9 @@ public final class Outbox {
         });
     }
 
-    /**
-     * {@code created_at} as an instant. Where the dialect's clock is the UTC wall clock without a zone (MySQL and
-     * MariaDB {@code DATETIME(6)}, SQL Server {@code datetime2}), a zone-less value is UTC: a {@code LocalDateTime}
-     * as is, a {@code Timestamp} by the wall clock the driver built it from (in the JVM's zone). Otherwise (PostgreSQL
-     * {@code timestamptz}) a {@code Timestamp} is an instant, and a {@code LocalDateTime} is read in the JVM's zone as
-     * drivers read timestamps. An {@code OffsetDateTime} is an instant everywhere; null for another type.
-     */
+    /** {@code created_at} as an instant ({@link DatabaseClock#instant}); null for a type not read. */
     static @Nullable Instant instant(@Nullable Object createdAt, boolean utcWallClock) {
-        if (createdAt instanceof OffsetDateTime o) {
-            return o.toInstant();
-        } else if (createdAt instanceof Timestamp t) {
-            return utcWallClock ? t.toLocalDateTime().toInstant(ZoneOffset.UTC) : t.toInstant();
-        } else if (createdAt instanceof LocalDateTime l) {
-            return utcWallClock
-                    ? l.toInstant(ZoneOffset.UTC)
-                    : l.atZone(ZoneId.systemDefault()).toInstant();
-        }
-        return null; // never fail a delivery the sink already accepted over a listener's detail
+        return DatabaseClock.instant(createdAt, utcWallClock); // never fail a delivery the sink already accepted
     }
 
     /** Reads a claimed row as a message. */
@@ -390,25 +373,43 @@ public final class Outbox {
                 row.attempt());
     }
 
-    // Dead messages: what an operator lists, counts and requeues (bounded, guarded by the dead state).
+    // Dead messages and the keys they hold: what an operator lists, counts and requeues (bounded, guarded).
+
+    /**
+     * The operator's view of the dead messages as queue rows: count, requeue one or a bounded number, guarded by the
+     * dead state (of two operators exactly one requeues a message), due at once with {@code attempts = 0}; the last
+     * error is kept until the next attempt ({@link DeadLetters}). {@link #deadMessages} lists them as messages.
+     *
+     * <p>With per-key ordering (the default), a dead message keeps holding its key: later messages of the key wait
+     * behind it until it is requeued (then it is delivered first, and the order per key is kept) or deleted ({@link
+     * #keys()} lists the keys held). Fix the cause, then requeue, and the key moves on in enqueue order.
+     */
+    public DeadLetters<Status> deadLetters() {
+        return queue.deadLetters();
+    }
+
+    /** The keys whose later messages wait behind a dead message (per-key ordering; else none): {@link BlockedKeys}. */
+    public BlockedKeys<Status> keys() {
+        return keys;
+    }
 
     /**
      * Messages in the dead state, oldest (lowest id) first, at most {@code limit}, each with the reason kept from its
      * last attempt. Page with {@link #deadMessagesAfter}. Thread-safe.
      *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     * @throws ConfigurationException if {@code limit} is outside 1..1000 (before any SQL)
      */
     public List<DeadMessage> deadMessages(int limit) {
-        return deadMessages(queue.deadRows(limit));
+        return deadMessages(queue.deadLetters().list(limit));
     }
 
     /**
      * Messages in the dead state with an id greater than {@code afterId}, lowest id first, at most {@code limit}.
      *
-     * @throws ConfigurationException if {@code limit} is not positive (before any SQL)
+     * @throws ConfigurationException if {@code limit} is outside 1..1000 (before any SQL)
      */
     public List<DeadMessage> deadMessagesAfter(long afterId, int limit) {
-        return deadMessages(queue.deadRowsAfter(afterId, limit));
+        return deadMessages(queue.deadLetters().listAfter(afterId, limit));
     }
 
     private static List<DeadMessage> deadMessages(List<DeadRow> rows) {
@@ -425,37 +426,6 @@ public final class Outbox {
             out.add(new DeadMessage(m, r.lastError()));
         }
         return out;
-    }
-
-    /** The number of dead messages (one {@code COUNT(*)}). */
-    public long deadCount() {
-        return queue.deadCount();
-    }
-
-    /**
-     * Requeues a dead message for delivery: {@link ClaimQueue#requeueDead(Object)} on the dispatchers' queue, guarded
-     * by the dead state (of two operators exactly one requeues it), due at once with {@code attempts = 0}; the last
-     * error is kept until the next attempt.
-     *
-     * <p>With per-key ordering (the default), a dead message keeps holding its key: later messages of the key wait
-     * behind it until it is requeued (then it is delivered first, and the order per key is kept) or deleted. Fix the
-     * cause, then requeue, and the key moves on in enqueue order.
-     *
-     * @return {@link TransitionResult.Applied} when this call requeued it; otherwise the state it is in (see {@link
-     *     ClaimQueue#requeueDead(Object)})
-     */
-    public TransitionResult<Status> requeueDead(long id) {
-        return queue.requeueDead(id);
-    }
-
-    /**
-     * Requeues up to {@code limit} dead messages, oldest first, in one bounded statement. Each is delivered before the
-     * later messages of its key, which waited behind it.
-     *
-     * @throws ConfigurationException if {@code limit} is outside 1..{@link ClaimQueue#maxBatchSize()} (before any SQL)
-     */
-    public BulkResult requeueAllDead(int limit) {
-        return queue.requeueAllDead(limit);
     }
 
     /**

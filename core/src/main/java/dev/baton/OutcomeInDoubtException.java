@@ -8,7 +8,7 @@ package dev.baton;
  * reading the row, or by leaving the row to the queue's sweeps and reconciliation.
  *
  * <p>Operations that throw it: a fenced write ({@code ClaimQueue.complete}, {@code apply}, {@code release},
- * {@code markSending}, {@code resolveUnknown}) whose retry matched no row and whose read-back does not show this
+ * {@code markSending}, {@code UnknownSends} resolutions) whose retry matched no row and whose read-back does not show this
  * call's write; {@code
  * ClaimQueue.reclaimExpired()} when a batch's count was lost (the sweep ran to the end; {@link #atLeast()} rows were
  * moved for certain); {@code Baton.inTransaction} when the reply to its COMMIT was lost and no receipt table lets it

@@ -135,6 +135,26 @@ public final class Worker implements AutoCloseable {
         return runner.consecutiveFailedFlushes();
     }
 
+    /**
+     * Stops claiming new rows (and asking the reconciler) until {@link #resume()}; rows already claimed are handled
+     * and committed as usual, their leases kept by heartbeats, and expired leases are still returned to the queue. The
+     * threads stay up. Only this worker pauses: other workers of the queue, here or in other processes, go on. For an
+     * operator (the console's pause button); idempotent and thread-safe.
+     */
+    public void pause() {
+        runner.paused(true);
+    }
+
+    /** Undoes {@link #pause()}: the next poll claims again. Idempotent and thread-safe. */
+    public void resume() {
+        runner.paused(false);
+    }
+
+    /** True between {@link #pause()} and {@link #resume()}. */
+    public boolean isPaused() {
+        return runner.isPaused();
+    }
+
     /** Rows claimed and not yet settled. */
     public int inFlight() {
         return runner.inFlight();
@@ -261,7 +281,7 @@ public final class Worker implements AutoCloseable {
 
         /**
          * Resolves unknown sends (non-idempotent sinks); called at every sweep for each unknown row whose quarantine
-         * passed ({@link ClaimQueue#unknownRows(int)}: its lease, the queue's send timeout and a margin, by the database
+         * passed ({@link UnknownSends#ready(int)}: its lease, the queue's send timeout and a margin, by the database
          * clock, so that a sender paused after its mark has woken up or is gone), up to 500 rows a sweep, taking up
          * where the last sweep stopped. A reconciler that throws for one row is logged, told to {@link
          * BatonListener#onWorkerError}, and the sweep goes on with the next row; the row stays unknown.

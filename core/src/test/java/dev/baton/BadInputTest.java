@@ -24,7 +24,7 @@ class BadInputTest {
         DEAD
     }
 
-    private static final StateMachine<Job> MACHINE = StateMachine.of(Job.class)
+    static final StateMachine<Job> MACHINE = StateMachine.of(Job.class)
             .name("job")
             .initial(Job.PENDING)
             .allow(Job.PENDING, Job.PROCESSING)

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.BatonInterceptor;
 import dev.baton.BatonListener;
+import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.ReadOnlyTransactionException;
@@ -9,6 +10,7 @@ import dev.baton.RetryPolicy;
 import dev.baton.internal.tables.ReceiptStatements;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;
 import dev.baton.spi.OwnTableDialect.OwnTable;
@@ -16,7 +18,9 @@ import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Collections;
@@ -295,10 +299,19 @@ public final class Engine {
     }
 
     private <T> T ownWithRetry(String operation, boolean transactional, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        return ownWithRetry(operation, transactional, work, afterLostReply, null);
+    }
+
+    private <T> T ownWithRetry(
+            String operation,
+            boolean transactional,
+            SqlWork<T> work,
+            SqlWork<T> afterLostReply,
+            @Nullable String releaseAfterEnd) {
         boolean lost = false;
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(transactional, lost, lost ? afterLostReply : work);
+                return once(transactional, lost, lost ? afterLostReply : work, null, releaseAfterEnd);
             } catch (SQLException e) {
                 SqlError error = dialect.diagnostics().classify(e);
                 // a read-only refusal counts as a lost reply too: an autocommit work's earlier statements may have
@@ -340,6 +353,17 @@ public final class Engine {
     /** As {@link #once(boolean, boolean, SqlWork)}; marks {@code watch} just before the COMMIT is sent. */
     private <T> T once(boolean transactional, boolean afterFailover, SqlWork<T> work, @Nullable Attempt<T> watch)
             throws SQLException {
+        return once(transactional, afterFailover, work, watch, null);
+    }
+
+    /** As {@link #once(boolean, boolean, SqlWork, Attempt)}; runs {@code releaseAfterEnd} after the transaction. */
+    private <T> T once(
+            boolean transactional,
+            boolean afterFailover,
+            SqlWork<T> work,
+            @Nullable Attempt<T> watch,
+            @Nullable String releaseAfterEnd)
+            throws SQLException {
         try (Connection c = borrow(afterFailover)) {
             try {
                 return run(c, transactional, work, watch);
@@ -348,8 +372,71 @@ public final class Engine {
                     abort(c, e);
                 }
                 throw e;
+            } finally {
+                if (releaseAfterEnd != null) {
+                    releaseQuietly(c, releaseAfterEnd);
+                }
             }
         }
+    }
+
+    /**
+     * Releases a session's lock after its transaction ended; a connection that cannot run it has lost its session,
+     * and the server released the lock with it.
+     */
+    private static void releaseQuietly(Connection c, String release) {
+        try (Statement s = c.createStatement()) {
+            s.execute(release);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("releasing a lock after its transaction: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a batch as {@link #batchUpdate(String, SqlWork, SqlWork)} does, but always in a transaction that first takes
+     * {@code lock} and holds it to its end (a claim that must count what the claim before it committed). A host
+     * transaction is joined where the lock ends with the transaction.
+     *
+     * @throws ConfigurationException in a host transaction, when the dialect's lock outlives transactions
+     */
+    public <T> T batchUpdateUnderLock(
+            String operation, ExclusiveLock lock, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            refuseReadOnly(operation, host);
+            if (lock.releaseAfterEnd() != null) {
+                throw new ConfigurationException(operation + " cannot join the caller's transaction on "
+                        + dialect.name() + ": its claim lock is held by the session, not the transaction; claim"
+                        + " outside a transaction");
+            }
+            return joined(operation, host, locked(lock, work));
+        }
+        return ownWithRetry(operation, true, locked(lock, work), locked(lock, afterLostReply), lock.releaseAfterEnd());
+    }
+
+    /** {@code work} after the lock's acquiring query answered 1; a lock not acquired in time is a transient failure. */
+    private static <T> SqlWork<T> locked(ExclusiveLock lock, SqlWork<T> work) {
+        return c -> {
+            boolean held = false;
+            try (Statement s = c.createStatement()) {
+                // SQL Server's acquisition is a batch: its result set follows the procedure's return, so walk to it
+                for (boolean result = s.execute(lock.acquire()); ; result = s.getMoreResults()) {
+                    if (result) {
+                        try (ResultSet rs = s.getResultSet()) {
+                            held = rs.next() && rs.getInt(1) == 1;
+                        }
+                        break;
+                    }
+                    if (s.getUpdateCount() == -1) {
+                        break;
+                    }
+                }
+            }
+            if (!held) {
+                throw new SQLTransientException("the claim lock was not acquired in time", "40001");
+            }
+            return work.run(c);
+        };
     }
 
     /** How many read-only connections one borrow aborts before it gives up and uses the next one as it is. */

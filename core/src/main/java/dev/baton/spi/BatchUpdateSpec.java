@@ -32,6 +32,8 @@ public final class BatchUpdateSpec {
     private final int limit;
     private final SqlFragment pickGuard;
     private final List<String> returningBeforeUpdate;
+    private final SqlFragment candidates;
+    private final List<String> rankedOrderBy;
 
     private BatchUpdateSpec(Builder b) {
         this.table = b.table;
@@ -43,6 +45,8 @@ public final class BatchUpdateSpec {
         this.limit = b.limit;
         this.pickGuard = b.pickGuard;
         this.returningBeforeUpdate = b.returningBeforeUpdate;
+        this.candidates = b.candidates;
+        this.rankedOrderBy = b.rankedOrderBy;
         if (!returningBeforeUpdate.isEmpty() && returningBeforeUpdate.size() != returning.size()) {
             throw new IllegalArgumentException("returningBeforeUpdate must be empty or match returning, was "
                     + returningBeforeUpdate + " for " + returning);
@@ -120,6 +124,55 @@ public final class BatchUpdateSpec {
         return returningBeforeUpdate;
     }
 
+    /**
+     * The ranked candidates a pick takes from, or empty for a plain pick: a query over the table selecting
+     * {@code baton_id} (the id) and {@code baton_rank} (a number) of each row a pick may take. A ranked pick joins it as
+     * {@code baton_candidate} and takes rows in {@link #rankedOrderBy()} order ({@link #rankedPickSql}); rows it does
+     * not list are not picked. A per-key limit or round-robin across groups is such a ranking.
+     */
+    public Optional<SqlFragment> candidates() {
+        return Optional.ofNullable(candidates);
+    }
+
+    /**
+     * The order of a ranked pick: {@link #orderBy()}'s columns and {@code baton_candidate.baton_rank}, each optionally
+     * followed by {@code DESC}; empty without {@link #candidates()}.
+     */
+    public List<String> rankedOrderBy() {
+        return rankedOrderBy;
+    }
+
+    /**
+     * The name the pick refers to the table by: the bare quoted table, without its schema ({@code "s"."t"} gives
+     * {@code "t"}); identifiers are plain, so the last dot separates it.
+     */
+    public String tableReference() {
+        return table.substring(table.lastIndexOf('.') + 1);
+    }
+
+    /**
+     * {@code SELECT <columns> FROM <table> JOIN (<candidates>) baton_candidate ON baton_candidate.baton_id =
+     * <table>.<id> WHERE <pickWhere> ORDER BY <rankedOrderBy>}: the picking query of a ranked pick, without its limit
+     * and locking clause. Its binds are {@link #rankedPickBinds()}.
+     *
+     * @throws IllegalStateException if the spec has no candidates
+     */
+    public String rankedPickSql(String columns) {
+        if (candidates == null) {
+            throw new IllegalStateException("not a ranked pick: " + this);
+        }
+        return "SELECT " + columns + " FROM " + table + " JOIN (" + candidates.sql()
+                + ") baton_candidate ON baton_candidate.baton_id = " + tableReference() + "." + idColumn + " WHERE "
+                + pickWhere().sql() + " ORDER BY " + String.join(", ", rankedOrderBy);
+    }
+
+    /** The binds of {@link #rankedPickSql}: the candidates', then {@link #pickWhere()}'s. */
+    public List<Object> rankedPickBinds() {
+        List<Object> binds = new java.util.ArrayList<>(candidates == null ? List.of() : candidates.binds());
+        binds.addAll(pickWhere().binds());
+        return java.util.Collections.unmodifiableList(binds);
+    }
+
     /** The guard for picking rows: {@code where}, and the pick-only guard if there is one. */
     public SqlFragment pickWhere() {
         return pickGuard == null ? where : SqlFragment.join(" AND ", List.of(where, pickGuard));
@@ -159,6 +212,8 @@ public final class BatchUpdateSpec {
         private int limit;
         private SqlFragment pickGuard;
         private List<String> returningBeforeUpdate = List.of();
+        private SqlFragment candidates;
+        private List<String> rankedOrderBy = List.of();
 
         private Builder(String table, String idColumn) {
             this.table = Objects.requireNonNull(table, "table");
@@ -198,6 +253,18 @@ public final class BatchUpdateSpec {
         /** A guard applied only when picking rows ({@link BatchUpdateSpec#pickGuard()}); default none. */
         public Builder pickGuard(SqlFragment pickGuard) {
             this.pickGuard = Objects.requireNonNull(pickGuard, "pickGuard");
+            return this;
+        }
+
+        /**
+         * Makes the pick a ranked one ({@link BatchUpdateSpec#candidates()}); default a plain pick.
+         *
+         * @param candidates the query of {@code baton_id} and {@code baton_rank}
+         * @param rankedOrderBy the order of the ranked pick
+         */
+        public Builder ranked(SqlFragment candidates, List<String> rankedOrderBy) {
+            this.candidates = Objects.requireNonNull(candidates, "candidates");
+            this.rankedOrderBy = List.copyOf(rankedOrderBy);
             return this;
         }
 

@@ -28,6 +28,18 @@ public interface SqlVocabulary {
         return false;
     }
 
+    /**
+     * {@code select} limited to its first {@code n} rows, so that the planner knows the bound (a driver's
+     * {@code setMaxRows} stops the fetch, not the plan): {@code select LIMIT n} by default (PostgreSQL, MySQL,
+     * MariaDB). Used by the admin views' pages and bounded counts.
+     *
+     * @param select a query that starts with {@code SELECT }
+     * @param n at least 1
+     */
+    default String firstRows(String select, int n) {
+        return select + " LIMIT " + n;
+    }
+
     /** An SQL expression for {@code timestamp + millis} (millis may be negative), computed by the database. */
     String plusMillis(String timestampSql, long millis);
 
@@ -180,5 +192,15 @@ public interface SqlVocabulary {
     /** DDL that adds a column. */
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;
+    }
+
+    /**
+     * The exclusive lock {@code key} of a transaction ({@link ExclusiveLock}), or null when the database has none.
+     * Null by default.
+     *
+     * @param key the lock's key, a hash the caller made; {@link ExclusiveLock#nameOf(long)} gives its name
+     */
+    default @Nullable ExclusiveLock exclusiveLock(long key) {
+        return null;
     }
 }

@@ -8,7 +8,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLTransientException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A batch update on MySQL and MariaDB is {@code SELECT id, <returned values> … ORDER BY … LIMIT n FOR UPDATE SKIP
@@ -58,14 +60,60 @@ final class MySqlBatchUpdate {
         int valuesFrom = picked.size() - width + 1; // the returned values are the last columns of the locking read
         String[] updateByCount = new String[spec.limit() + 1];
         String[] readByCount = new String[spec.limit() + 1];
-        List<String> text = width == 0 || readWhilePicking
+        List<String> text0 = width == 0 || readWhilePicking
                 ? List.of(selectSql, updatePrefix + "…" + updateSuffix)
                 : List.of(selectSql, updatePrefix + "…" + updateSuffix, readPrefix + "…)");
+        List<String> text = text0;
+        boolean ranked = spec.candidates().isPresent();
+        // A ranked pick is sorted by a window over every candidate: as one locking read it would lock each candidate
+        // before the sort. So the candidates are read without locks first (READ COMMITTED: a fresh read of what is
+        // committed), and only the chosen rows are locked, by id, with the guard re-checked on their latest version.
+        String rankedSql = ranked
+                ? spec.rankedPickSql(spec.tableReference() + "." + spec.idColumn()) + " LIMIT " + spec.limit()
+                : null;
+        List<Object> rankedBinds = ranked ? spec.rankedPickBinds() : List.of();
+        String lockPrefix =
+                "SELECT " + String.join(", ", picked) + " FROM " + spec.table() + " WHERE " + spec.idColumn() + " IN (";
+        String lockSuffix = ") AND " + spec.pickWhere().sql() + " FOR UPDATE SKIP LOCKED";
+        String[] lockByCount = new String[spec.limit() + 1];
+        if (ranked) {
+            List<String> all = new ArrayList<>();
+            all.add(rankedSql);
+            all.add(lockPrefix + "…" + lockSuffix);
+            all.addAll(text.subList(1, text.size()));
+            text = List.copyOf(all);
+        }
         return BatchUpdate.of(text, (connection, args) -> {
             List<Object> ids = new ArrayList<>();
             List<Object[]> values = readWhilePicking ? new ArrayList<>() : List.of();
-            try (PreparedStatement ps = connection.prepareStatement(selectSql)) {
-                Rows.bind(ps, 1, SqlFragment.resolve(pickBinds, args));
+            String pick = selectSql;
+            List<Object> binds = SqlFragment.resolve(pickBinds, args);
+            Map<Object, Integer> rank = null;
+            if (ranked) {
+                rank = new HashMap<>();
+                try (PreparedStatement ps = connection.prepareStatement(rankedSql)) {
+                    Rows.bind(ps, 1, SqlFragment.resolve(rankedBinds, args));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            rank.put(rs.getObject(1), rank.size());
+                        }
+                    }
+                }
+                if (rank.isEmpty()) {
+                    return List.of();
+                }
+                int k = rank.size();
+                pick = lockByCount[k];
+                if (pick == null) {
+                    pick = lockPrefix + Rows.placeholders(k) + lockSuffix;
+                    lockByCount[k] = pick; // benign race: every thread computes the same string
+                }
+                List<Object> lockBinds = new ArrayList<>(rank.keySet());
+                lockBinds.addAll(binds);
+                binds = lockBinds;
+            }
+            try (PreparedStatement ps = connection.prepareStatement(pick)) {
+                Rows.bind(ps, 1, binds);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getObject(idAt));
@@ -81,6 +129,9 @@ final class MySqlBatchUpdate {
             }
             if (ids.isEmpty()) {
                 return List.of();
+            }
+            if (rank != null) {
+                inRankOrder(ids, values, rank);
             }
             int n = ids.size();
             String update = updateByCount[n];
@@ -118,5 +169,28 @@ final class MySqlBatchUpdate {
                 }
             }
         });
+    }
+
+    /** Sorts the locked ids (and their values) into the order the ranked read gave them. */
+    private static void inRankOrder(List<Object> ids, List<Object[]> values, Map<Object, Integer> rank) {
+        Integer[] order = new Integer[ids.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingInt(i -> rank.getOrDefault(ids.get(i), 0)));
+        List<Object> sortedIds = new ArrayList<>(ids.size());
+        List<Object[]> sortedValues = new ArrayList<>(values.size());
+        for (Integer i : order) {
+            sortedIds.add(ids.get(i));
+            if (!values.isEmpty()) {
+                sortedValues.add(values.get(i));
+            }
+        }
+        ids.clear();
+        ids.addAll(sortedIds);
+        if (!values.isEmpty()) {
+            values.clear();
+            values.addAll(sortedValues);
+        }
     }
 }

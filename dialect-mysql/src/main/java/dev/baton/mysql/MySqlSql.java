@@ -1,6 +1,7 @@
 package dev.baton.mysql;
 
 import dev.baton.spi.ColumnType;
+import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.SqlFragment;
 import dev.baton.spi.SqlVocabulary;
 import java.util.List;
@@ -105,5 +106,16 @@ final class MySqlSql implements SqlVocabulary {
     public String alterColumnType(String quotedTable, String quotedColumn, String type, boolean nullable) {
         return "ALTER TABLE " + quotedTable + " MODIFY " + quotedColumn + " " + type
                 + (nullable ? " NULL" : " NOT NULL");
+    }
+
+    /**
+     * A named lock: held by the session, not the transaction, so it is released after the transaction ends (a session
+     * that dies releases its locks). GET_LOCK answers 1 once held, 0 after the wait (60 s). Galera does not replicate
+     * named locks: two nodes would each grant it.
+     */
+    @Override
+    public ExclusiveLock exclusiveLock(long key) {
+        String name = ExclusiveLock.nameOf(key);
+        return new ExclusiveLock("SELECT GET_LOCK('" + name + "', 60)", "DO RELEASE_LOCK('" + name + "')");
     }
 }

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,19 +28,27 @@ final class PostgresBatchUpdate {
     static BatchUpdate render(BatchUpdateSpec spec) {
         // UPDATE … RETURNING returns rows in no promised order (seen: a claim of [1, 2, 6] returned [6, 1, 2]), so an
         // ordered batch carries the order columns out of the pick and sorts the updated rows by them
-        boolean ordered = !spec.orderBy().isEmpty() && !spec.returning().isEmpty();
-        StringBuilder picked = new StringBuilder(spec.idColumn() + " AS baton_claimed_id");
+        boolean ranked = spec.candidates().isPresent();
+        List<String> orderBy = ranked ? spec.rankedOrderBy() : spec.orderBy();
+        boolean ordered = !orderBy.isEmpty() && !spec.returning().isEmpty();
+        StringBuilder picked = new StringBuilder(
+                (ranked ? spec.tableReference() + "." : "") + spec.idColumn() + " AS baton_claimed_id");
         if (ordered) {
-            for (int i = 0; i < spec.orderBy().size(); i++) {
+            for (int i = 0; i < orderBy.size(); i++) {
                 picked.append(", ")
-                        .append(spec.orderBy().get(i))
+                        .append(withoutDirection(orderBy.get(i)))
                         .append(" AS baton_order_")
                         .append(i + 1);
             }
         }
-        StringBuilder sql =
-                new StringBuilder("WITH baton_claim AS MATERIALIZED (").append(spec.pickSql(picked.toString()));
-        sql.append(" LIMIT ").append(spec.limit()).append(" FOR NO KEY UPDATE SKIP LOCKED)");
+        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (")
+                .append(ranked ? spec.rankedPickSql(picked.toString()) : spec.pickSql(picked.toString()));
+        // a ranked pick joins its candidates, which are not locked (nor lockable: they are ranked by a window)
+        sql.append(" LIMIT ")
+                .append(spec.limit())
+                .append(" FOR NO KEY UPDATE ")
+                .append(ranked ? "OF " + spec.tableReference() + " " : "")
+                .append("SKIP LOCKED)");
         sql.append(ordered ? ", baton_updated AS (UPDATE " : " UPDATE ")
                 .append(spec.table())
                 .append(" AS baton_target SET ")
@@ -55,7 +64,7 @@ final class PostgresBatchUpdate {
                 cols.add("baton_target." + spec.returning().get(i) + (ordered ? " AS baton_returned_" + (i + 1) : ""));
             }
             if (ordered) {
-                for (int i = 0; i < spec.orderBy().size(); i++) {
+                for (int i = 0; i < orderBy.size(); i++) {
                     cols.add("baton_claim.baton_order_" + (i + 1));
                 }
             }
@@ -67,15 +76,16 @@ final class PostgresBatchUpdate {
                 returned.add("baton_returned_" + (i + 1));
             }
             List<String> order = new ArrayList<>();
-            for (int i = 0; i < spec.orderBy().size(); i++) {
-                order.add("baton_order_" + (i + 1));
+            for (int i = 0; i < orderBy.size(); i++) {
+                order.add("baton_order_" + (i + 1) + (descending(orderBy.get(i)) ? " DESC" : ""));
             }
             sql.append(") SELECT ")
                     .append(String.join(", ", returned))
                     .append(" FROM baton_updated ORDER BY ")
                     .append(String.join(", ", order));
         }
-        List<Object> binds = new ArrayList<>(spec.pickWhere().binds());
+        List<Object> binds = new ArrayList<>(
+                ranked ? spec.rankedPickBinds() : spec.pickWhere().binds());
         binds.addAll(spec.set().binds());
         binds.addAll(spec.where().binds());
         String text = sql.toString();
@@ -101,5 +111,15 @@ final class PostgresBatchUpdate {
                 return rows;
             }
         });
+    }
+
+    /** True for an order term that ends in {@code DESC}. */
+    static boolean descending(String term) {
+        return term.toUpperCase(Locale.ROOT).endsWith(" DESC");
+    }
+
+    /** The order term without its direction: what the pick carries out as a column. */
+    static String withoutDirection(String term) {
+        return descending(term) ? term.substring(0, term.length() - " DESC".length()) : term;
     }
 }

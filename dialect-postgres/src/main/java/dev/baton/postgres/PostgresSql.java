@@ -1,6 +1,7 @@
 package dev.baton.postgres;
 
 import dev.baton.spi.ColumnType;
+import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.SqlVocabulary;
 import java.util.List;
 
@@ -64,5 +65,11 @@ final class PostgresSql implements SqlVocabulary {
         }
         return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " TYPE TIMESTAMPTZ USING "
                 + quotedColumn + " AT TIME ZONE 'UTC'";
+    }
+
+    /** A transaction-level advisory lock: the end of the transaction releases it. */
+    @Override
+    public ExclusiveLock exclusiveLock(long key) {
+        return new ExclusiveLock("SELECT 1 FROM (SELECT pg_advisory_xact_lock(" + key + ")) baton_lock", null);
     }
 }

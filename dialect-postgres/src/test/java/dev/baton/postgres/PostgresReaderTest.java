@@ -74,8 +74,8 @@ class PostgresReaderTest {
             assertEquals(6, h.eligible(), h.toString());
             assertEquals(-1, h.failoverStandbys(), "OFF: the standbys are not asked");
             assertNull(h.sendDurabilityProblem());
-            assertEquals(2, queue.deadCount());
-            assertEquals(2, queue.deadRows(10).size());
+            assertEquals(2, queue.deadLetters().count(100));
+            assertEquals(2, queue.deadLetters().list(10).size());
             assertEquals(writerBefore, writer.borrowed.get(), "inspection borrowed from the writer");
             assertTrue(reader.borrowed.get() > readerBefore, "inspection read the reader");
 

@@ -59,6 +59,20 @@ final class SqlServerBatchUpdate {
             after = " WHERE " + spec.pickWhere().sql();
             binds.addAll(spec.set().binds());
             binds.addAll(spec.pickWhere().binds());
+        } else if (spec.candidates().isPresent()) {
+            // the candidates are ranked by a window over the table, read at READ COMMITTED; only the picked rows are
+            // locked (the hints apply to the table, not to the derived ranking)
+            before = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") " + spec.tableReference() + ".* FROM "
+                    + spec.table() + hints + " JOIN (" + spec.candidates().get().sql()
+                    + ") baton_candidate ON baton_candidate.baton_id = " + spec.tableReference() + "."
+                    + spec.idColumn() + " WHERE " + spec.pickWhere().sql() + " ORDER BY "
+                    + String.join(", ", spec.rankedOrderBy()) + ") UPDATE baton_claim SET "
+                    + spec.set().sql()
+                    + output;
+            after = " WHERE " + spec.where().sql();
+            binds.addAll(spec.rankedPickBinds());
+            binds.addAll(spec.set().binds());
+            binds.addAll(spec.where().binds());
         } else {
             before = "WITH baton_claim AS (SELECT TOP (" + spec.limit() + ") * FROM " + spec.table() + hints + " WHERE "
                     + spec.pickWhere().sql() + " ORDER BY " + String.join(", ", spec.orderBy())

@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import dev.baton.spi.ColumnType;
+import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.SqlFragment;
 import dev.baton.spi.SqlVocabulary;
 import java.util.ArrayList;
@@ -63,6 +64,15 @@ final class SqlServerSql implements SqlVocabulary {
         return SqlVocabulary.super.codeLiteral(code);
     }
 
+    /** {@code SELECT TOP (n) …}: T-SQL has no {@code LIMIT}. */
+    @Override
+    public String firstRows(String select, int n) {
+        if (!select.startsWith("SELECT ")) {
+            throw new IllegalArgumentException("not a SELECT: " + select);
+        }
+        return "SELECT TOP (" + n + ") " + select.substring("SELECT ".length());
+    }
+
     @Override
     public String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD " + quotedColumn + " " + typeAndConstraints;
@@ -120,5 +130,15 @@ final class SqlServerSql implements SqlVocabulary {
         }
         String any = exact.size() == 1 ? exact.get(0) : "((" + String.join(") OR (", exact) + "))";
         return SqlFragment.join(" AND ", List.of(plain, SqlFragment.of(any)));
+    }
+
+    /** An application lock owned by the transaction: the end of the transaction releases it; waits 60 s at most. */
+    @Override
+    public ExclusiveLock exclusiveLock(long key) {
+        return new ExclusiveLock(
+                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'" + ExclusiveLock.nameOf(key)
+                        + "', @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
+                        + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
+                null);
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.sqlserver;
 
 import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
 import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
+import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
 import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
 import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
@@ -35,6 +36,9 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
+
+    @Nested
+    class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

@@ -45,16 +45,56 @@ class SqlServerDeadLetterSqlTest {
     }
 
     @Test
-    void deadRowsAreReadLowestIdFirstWithTheirReason() {
+    void deadRowsAreReadLowestIdFirstWithTheirReasonAndABound() {
         assertEquals(
-                "SELECT [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE [sync_status] = 3"
-                        + " ORDER BY [id]",
-                only(() -> queue.deadRows(10)));
+                "SELECT TOP (10) [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE"
+                        + " [sync_status] = 3 ORDER BY [id]",
+                only(() -> queue.deadLetters().list(10)));
         assertEquals(
-                "SELECT [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE [sync_status] = 3"
+                "SELECT TOP (10) [id], [attempts], [last_error], [payment_transaction_id] FROM [orders] WHERE"
+                        + " [sync_status] = 3 AND [id] > ? ORDER BY [id]",
+                only(() -> queue.deadLetters().listAfter(5L, 10)));
+        assertEquals(
+                "SELECT COUNT(*) FROM (SELECT TOP (5000) 1 AS baton_one FROM [orders] WHERE [sync_status] = 3)"
+                        + " baton_counted",
+                only(() -> queue.deadLetters().count(5000)));
+    }
+
+    /** The unknown sends' page and count, and the held keys of a queue ordered per key, are bounded by TOP too. */
+    @Test
+    void unknownSendsAndHeldKeysAreReadWithABound() {
+        ClaimQueue<Sync> sending = Baton.builder(new Recording(sent))
+                .dialect(new SqlServerDialect())
+                .build()
+                .<Sync>queue("order-send")
+                .table("orders")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                .orderedPerKey("customer_id")
+                .lease(Duration.ofMinutes(2))
+                .build();
+        assertEquals(
+                "SELECT TOP (50) [id], [attempts], [last_error], [lease_until], CASE WHEN [lease_until] IS NULL OR"
+                        + " [lease_until] < SYSUTCDATETIME() THEN 1 ELSE 0 END FROM [orders] WHERE [sync_status] = 5"
                         + " AND [id] > ? ORDER BY [id]",
-                only(() -> queue.deadRowsAfter(5L, 10)));
-        assertEquals("SELECT COUNT(*) FROM [orders] WHERE [sync_status] = 3", only(queue::deadCount));
+                only(() -> sending.unknownSends().listAfter(7L, 50)));
+        assertEquals(
+                "SELECT COUNT(*) FROM (SELECT TOP (100) 1 AS baton_one FROM [orders] WHERE [sync_status] = 5)"
+                        + " baton_counted",
+                only(() -> sending.unknownSends().count(100)));
+        String holding = "FROM [orders] baton_row WHERE baton_row.[sync_status] IN (3, 5) AND baton_row.[customer_id]"
+                + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM [orders] baton_prior WHERE baton_prior.[customer_id] ="
+                + " baton_row.[customer_id] AND baton_prior.[id] < baton_row.[id] AND baton_prior.[sync_status] IN"
+                + " (3, 5))";
+        assertEquals(
+                "SELECT TOP (20) baton_row.[customer_id], baton_row.[id], baton_row.[sync_status],"
+                        + " baton_row.[attempts], baton_row.[last_error] " + holding + " AND baton_row.[id] > ? ORDER"
+                        + " BY baton_row.[id]",
+                only(() -> sending.blockedKeys().listAfter(7L, 20)));
+        assertEquals(
+                "SELECT COUNT(*) FROM (SELECT TOP (100) 1 AS baton_one " + holding + ") baton_counted",
+                only(() -> sending.blockedKeys().count(100)));
     }
 
     @Test
@@ -62,7 +102,7 @@ class SqlServerDeadLetterSqlTest {
         assertEquals(
                 "UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL, [attempts] = 0,"
                         + " [next_attempt_at] = NULL WHERE [id] = ? AND [sync_status] = 3",
-                only(() -> queue.requeueDead(1L)));
+                only(() -> queue.deadLetters().requeue(1L)));
     }
 
     @Test
@@ -71,7 +111,7 @@ class SqlServerDeadLetterSqlTest {
                 "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
                         + " [sync_status] = 3 ORDER BY [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
                         + " NULL, [claim_token] = NULL, [attempts] = 0, [next_attempt_at] = NULL WHERE [sync_status] = 3",
-                only(() -> queue.requeueAllDead(100)),
+                only(() -> queue.deadLetters().requeueAll(100)),
                 "the dead-state guard is repeated in the update: a row requeued meanwhile is not touched");
     }
 
@@ -93,16 +133,16 @@ class SqlServerDeadLetterSqlTest {
         assertEquals(
                 "UPDATE [orders] SET " + fresh + " WHERE [id] = ? AND [sync_status] = 3 AND ([last_error] IS NULL OR"
                         + " [last_error] NOT LIKE ?)",
-                only(() -> sending.requeueDead(1L)));
+                only(() -> sending.deadLetters().requeue(1L)));
         assertEquals(
                 "UPDATE [orders] SET " + fresh + " WHERE [id] = ? AND [sync_status] = 3",
-                only(() -> sending.requeueDead(1L, dev.baton.DeadRow.Requeue.EVEN_IF_MAYBE_SENT)));
+                only(() -> sending.deadLetters().requeue(1L, dev.baton.DeadRow.Requeue.EVEN_IF_MAYBE_SENT)));
         assertEquals(
                 "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
                         + " [sync_status] = 3 AND ([last_error] IS NULL OR [last_error] NOT LIKE ?) ORDER BY [id])"
                         + " UPDATE baton_claim SET " + fresh + " WHERE [sync_status] = 3 AND ([last_error] IS NULL OR"
                         + " [last_error] NOT LIKE ?)",
-                only(() -> sending.requeueAllDead(100)));
+                only(() -> sending.deadLetters().requeueAll(100)));
     }
 
     /** A data source whose connections record each statement and refuse it as a syntax error (not retried). */

@@ -93,12 +93,12 @@ class SqlServerLeaseSqlTest {
     /** Issue 20: unknown sends are listed for reconciliation only once their quarantine (the lease column) ended. */
     @Test
     void unknownSendsAreListedAfterTheirQuarantine() {
-        queue.unknownRows(100);
-        queue.unknownRowsAfter(7L, 100);
+        queue.unknownSends().ready(100);
+        queue.unknownSends().readyAfter(7L, 100);
         String after = recorder.bindsOf(1);
         List<String> sql = recorder.take();
-        String list = "SELECT [id] FROM [orders] WHERE [sync_status] = 5 AND ([lease_until] IS NULL OR [lease_until] <"
-                + " SYSUTCDATETIME())";
+        String list = "SELECT TOP (100) [id] FROM [orders] WHERE [sync_status] = 5 AND ([lease_until] IS NULL OR"
+                + " [lease_until] < SYSUTCDATETIME())";
         assertEquals(List.of(list + " ORDER BY [id]", list + " AND [id] > ? ORDER BY [id]"), sql);
         sql.forEach(SqlServerSqlTest::parse);
         assertEquals("[7]", after);
@@ -152,9 +152,9 @@ class SqlServerLeaseSqlTest {
 
     @Test
     void aDeadVerdictMovesAnUnknownRowToTheDeadStateAndClearsTheToken() {
-        queue.resolveUnknown(7L, Outcome.deadLetter("the sink refused it"));
+        queue.unknownSends().resolve(7L, Outcome.deadLetter("the sink refused it"));
         String dead = recorder.bindsOf(0);
-        queue.resolveUnknown(7L, Outcome.release());
+        queue.unknownSends().resolve(7L, Outcome.release());
         String exhausted = recorder.bindsOf(1);
         String notSent = recorder.bindsOf(2);
         List<String> sql = recorder.take();

@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
+import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
@@ -87,16 +88,17 @@ public final class Claimer<S extends Enum<S>, R> {
         long start = System.nanoTime();
         // a queue with a non-idempotent sink reads the writer's epoch first, on the claim's connection: after a
         // failover, rows whose SENDING marks were lost go to reconciliation before any claim can take them
-        List<Object[]> returned = shape.engine.batchUpdate(
-                operation,
-                c -> {
-                    shape.epochs.beforeClaim(c);
-                    return statement.execute(c, bound);
-                },
-                c -> {
-                    shape.epochs.beforeClaim(c);
-                    return readBackOrClaim(c, statement, bound, args.token());
-                });
+        SqlWork<List<Object[]>> work = c -> {
+            shape.epochs.beforeClaim(c);
+            return statement.execute(c, bound);
+        };
+        SqlWork<List<Object[]>> again = c -> {
+            shape.epochs.beforeClaim(c);
+            return readBackOrClaim(c, statement, bound, args.token());
+        };
+        List<Object[]> returned = shape.claimLock == null
+                ? shape.engine.batchUpdate(operation, work, again)
+                : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
@@ -179,6 +181,9 @@ public final class Claimer<S extends Enum<S>, R> {
                 .returningBeforeUpdate(shape.returningBeforeUpdate);
         if (shape.pickGuard != null) {
             spec.pickGuard(shape.pickGuard);
+        }
+        if (shape.ranked) {
+            spec.ranked(shape.candidates(n), shape.rankedOrderBy);
         }
         return spec.build();
     }

@@ -132,6 +132,15 @@ public final class Inspection<S extends Enum<S>> {
         return Optional.empty();
     }
 
+    /** The names, each checked as a plain identifier (before any SQL). */
+    public static List<String> checked(String... columns) {
+        List<String> checked = new ArrayList<>(columns.length);
+        for (String c : columns) {
+            checked.add(Identifiers.check(java.util.Objects.requireNonNull(c, "column")));
+        }
+        return checked;
+    }
+
     /**
      * Checks the table: the columns the queue needs, those its conditions, order and selection name, {@code
      * columnsUsed}, a unique id, and an index that serves the claim where the dialect's planner check can tell. A
@@ -199,6 +208,16 @@ public final class Inspection<S extends Enum<S>> {
         }
         if (def.orderKeyColumn() != null) {
             used.add(def.orderKeyColumn(), null, "named by orderedPerKey");
+        }
+        QueueDefinition.Shaping shaping = def.shaping();
+        if (shaping.keyLimitColumn() != null) {
+            used.add(shaping.keyLimitColumn(), null, "named by concurrencyPerKey");
+        }
+        if (shaping.groupColumn() != null) {
+            used.add(shaping.groupColumn(), null, "named by fairAcross");
+        }
+        if (shaping.priorityColumn() != null) {
+            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority");
         }
         if (def.ageColumn() != null) {
             used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");

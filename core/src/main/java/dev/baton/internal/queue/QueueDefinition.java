@@ -39,6 +39,7 @@ public record QueueDefinition<S extends Enum<S>>(
         String errorColumn,
         String ageColumn,
         String orderKeyColumn,
+        Shaping shaping,
         SendDurability sendDurability,
         Duration sendDurabilityWait) {
     /** Copies the lists; an empty order means the id column. */
@@ -46,5 +47,19 @@ public record QueueDefinition<S extends Enum<S>>(
         eligible = List.copyOf(eligible);
         orderBy = List.copyOf(orderBy.isEmpty() ? List.of(idColumn) : orderBy);
         select = List.copyOf(select);
+    }
+
+    /**
+     * How claims shape what they take: a per-key limit ({@code keyLimitColumn} null for none), round-robin across the
+     * values of {@code groupColumn} (null for none), and a priority column, higher first (null for none).
+     */
+    public record Shaping(String keyLimitColumn, int keyLimit, String groupColumn, String priorityColumn) {
+        /** No shaping: today's claim. */
+        public static final Shaping NONE = new Shaping(null, 0, null, null);
+
+        /** True when a claim ranks candidates before it picks (a per-key limit or fairness). */
+        public boolean ranked() {
+            return keyLimitColumn != null || groupColumn != null;
+        }
     }
 }

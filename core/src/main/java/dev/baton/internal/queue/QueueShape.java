@@ -7,7 +7,9 @@ import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.SqlFragment;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +89,15 @@ public final class QueueShape<S extends Enum<S>> {
      * holds its key until it is requeued or deleted.
      */
     public final SqlFragment pickGuard;
+    /**
+     * True when a claim ranks its candidates first ({@link #candidates(int)}): a per-key limit or round-robin across
+     * groups.
+     */
+    public final boolean ranked;
+    /** The order of a ranked claim: {@link #orderBy} with the candidates' rank after the priority; empty if plain. */
+    public final List<String> rankedOrderBy;
+    /** The lock that serialises the claims of a queue with a per-key limit, or null. */
+    public final ExclusiveLock claimLock;
     /** What a claim returns: id, attempts, then the selected columns. */
     public final List<String> returning;
     /** The same read before the update, where derivable (else empty). */
@@ -182,6 +193,11 @@ public final class QueueShape<S extends Enum<S>> {
                 order.add(Identifiers.quote(d, e.column()));
             }
         }
+        QueueDefinition.Shaping shaping = def.shaping();
+        if (shaping.priorityColumn() != null) {
+            order.add(Identifiers.quote(d, shaping.priorityColumn()) + " DESC");
+        }
+        int rankAt = order.size();
         for (String o : def.orderBy()) {
             String q = Identifiers.quote(d, o);
             if (!order.contains(q)) {
@@ -189,6 +205,24 @@ public final class QueueShape<S extends Enum<S>> {
             }
         }
         this.orderBy = List.copyOf(order);
+        if (shaping.ranked()) {
+            List<String> ranked = new ArrayList<>(order);
+            ranked.add(rankAt, "baton_candidate.baton_rank");
+            this.rankedOrderBy = List.copyOf(ranked);
+            this.ranked = true;
+        } else {
+            this.rankedOrderBy = List.of();
+            this.ranked = false;
+        }
+        if (shaping.keyLimitColumn() != null) {
+            this.claimLock = d.sql().exclusiveLock(lockKey(table + "\u0000" + name));
+            if (claimLock == null) {
+                throw new dev.baton.UnsupportedDatabaseException("queue '" + name + "': concurrencyPerKey needs an"
+                        + " exclusive lock of the database, which dialect " + d.name() + " does not have");
+            }
+        } else {
+            this.claimLock = null;
+        }
         List<String> ret = new ArrayList<>();
         ret.add(qId);
         ret.add(qAttempts);
@@ -229,5 +263,87 @@ public final class QueueShape<S extends Enum<S>> {
     /** {@code <database now> + d}. */
     public String nowPlus(Duration d) {
         return dialect.sql().plusMillis(dialect.sql().currentTimestamp(), d.toMillis());
+    }
+
+    /**
+     * The ranked candidates of a claim of {@code batch} rows ({@link dev.baton.spi.BatchUpdateSpec#candidates()}): every
+     * row the claim's guard admits, ranked within its group (round-robin) or all at rank 0,
+     * and, with a per-key limit, only the rows whose place among the admitted rows of their key, plus the rows of the
+     * key already held, is within the limit.
+     */
+    public SqlFragment candidates(int batch) {
+        Dialect d = dialect;
+        QueueDefinition.Shaping shaping = def.shaping();
+        String order = String.join(", ", orderBy);
+        List<Object> binds = new ArrayList<>(claimWhere.binds());
+        StringBuilder inner = new StringBuilder("SELECT ").append(qId).append(" AS baton_id, ");
+        if (shaping.groupColumn() != null) {
+            List<String> partition = new ArrayList<>();
+            partition.add(Identifiers.quote(d, shaping.groupColumn()));
+            if (shaping.priorityColumn() != null) {
+                partition.add(Identifiers.quote(d, shaping.priorityColumn())); // round-robin within a priority
+            }
+            inner.append("ROW_NUMBER() OVER (PARTITION BY ")
+                    .append(String.join(", ", partition))
+                    .append(" ORDER BY ")
+                    .append(order)
+                    .append(") AS baton_rank");
+        } else {
+            inner.append("0 AS baton_rank");
+        }
+        String key = shaping.keyLimitColumn() == null ? null : Identifiers.quote(d, shaping.keyLimitColumn());
+        if (key != null) {
+            inner.append(", ")
+                    .append(key)
+                    .append(" AS baton_key, ROW_NUMBER() OVER (PARTITION BY ")
+                    .append(key)
+                    .append(" ORDER BY ")
+                    .append(order)
+                    .append(") AS baton_in_key");
+        }
+        inner.append(" FROM ").append(qTable).append(" WHERE ").append(claimWhere.sql());
+        StringBuilder sql = new StringBuilder("SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (")
+                .append(inner)
+                .append(") baton_ranked");
+        List<String> filters = new ArrayList<>();
+        if (shaping.groupColumn() != null) {
+            // a claim of n rows takes at most n of one group; the rest of a group's backlog is not joined and sorted
+            // again (at a million rows that join is most of the claim's time). 4n leaves room for claims running at
+            // once on the same group, each skipping the rows the others locked.
+            filters.add("baton_ranked.baton_rank <= " + (long) RANK_WINDOW * batch);
+        }
+        if (key != null) {
+            List<S> heldStates = sending == null ? List.of(processing) : List.of(processing, sending);
+            SqlFragment isHeld = in(heldStates);
+            sql.append(" LEFT JOIN (SELECT ")
+                    .append(key)
+                    .append(" AS baton_key, COUNT(*) AS baton_held FROM ")
+                    .append(qTable)
+                    .append(" WHERE ")
+                    .append(isHeld.sql())
+                    .append(" GROUP BY ")
+                    .append(key)
+                    .append(") baton_holding ON baton_holding.baton_key = baton_ranked.baton_key");
+            filters.add("(baton_ranked.baton_key IS NULL OR baton_ranked.baton_in_key"
+                    + " + COALESCE(baton_holding.baton_held, 0) <= " + shaping.keyLimit() + ")");
+            binds.addAll(isHeld.binds());
+        }
+        if (!filters.isEmpty()) {
+            sql.append(" WHERE ").append(String.join(" AND ", filters));
+        }
+        return new SqlFragment(sql.toString(), binds);
+    }
+
+    /** How many rows of one group a claim of n rows ranks: {@value} × n. */
+    static final int RANK_WINDOW = 4;
+
+    /** FNV-1a of the queue's table and name: the key of its claim lock. */
+    static long lockKey(String text) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        return h;
     }
 }

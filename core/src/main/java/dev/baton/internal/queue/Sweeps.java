@@ -1,7 +1,6 @@
 package dev.baton.internal.queue;
 
 import dev.baton.BatonListener;
-import dev.baton.ConfigurationException;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.SqlWork;
@@ -246,9 +245,7 @@ public final class Sweeps<S extends Enum<S>> {
      * before the database's now), lowest id first, after {@code afterId} when given, at most {@code limit}.
      */
     public List<Object> unknownRows(Object afterId, int limit) {
-        if (limit < 1) {
-            throw new ConfigurationException("limit must be positive, was " + limit);
-        }
+        AdminPages.checkPage(limit, shape.name);
         if (shape.unknown == null) {
             return List.of();
         }
@@ -257,14 +254,14 @@ public final class Sweeps<S extends Enum<S>> {
                 + shape.qLease + " IS NULL OR " + shape.qLease + " < "
                 + shape.dialect.sql().currentTimestamp() + ")"
                 + (afterId == null ? "" : " AND " + shape.qId + " > ?") + " ORDER BY " + shape.qId;
+        String limited = shape.dialect.sql().firstRows(sql, limit);
         List<Object> binds = new ArrayList<>(unknown.binds());
         if (afterId != null) {
             binds.add(afterId);
         }
         return shape.engine.autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<Object> ids = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setMaxRows(limit);
+            try (PreparedStatement ps = c.prepareStatement(limited)) {
                 Rows.bind(ps, 1, binds);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -1,5 +1,6 @@
 package dev.baton.internal.worker;
 
+import dev.baton.AdminAction;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Decision;
@@ -7,6 +8,7 @@ import dev.baton.IllegalVerdictException;
 import dev.baton.LeaseLostException;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
+import dev.baton.UnknownSends;
 import dev.baton.Worker;
 import dev.baton.internal.Engine;
 import java.time.Duration;
@@ -76,6 +78,9 @@ public final class WorkerLoop<S extends Enum<S>> {
             String name) {}
 
     private final ClaimQueue<S> queue;
+    /** The unknown sends, as the reconciler resolves them (reported to the listeners as {@link AdminAction#RECONCILER}). */
+    private final UnknownSends<S> unknownSends;
+
     private final Worker.Handler<S> handler;
     private final Worker.Reconciler<S> reconciler;
     private final Engine engine;
@@ -100,6 +105,7 @@ public final class WorkerLoop<S extends Enum<S>> {
     private Object reconcileAfter;
 
     private volatile boolean claiming = true;
+    private volatile boolean paused;
     private volatile boolean stopping;
     private volatile boolean stopped;
 
@@ -120,6 +126,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         String name = b.name();
         Duration heartbeat = b.heartbeat();
         this.queue = queue;
+        this.unknownSends = queue.unknownSends().as(AdminAction.RECONCILER);
         this.handler = handler;
         this.reconciler = reconciler;
         this.engine = engine;
@@ -187,6 +194,10 @@ public final class WorkerLoop<S extends Enum<S>> {
                         return;
                     }
                     awaitFinished(p, 50);
+                    continue;
+                }
+                if (paused) {
+                    awaitFinished(p, Math.min(pollMillis, 100)); // in-flight rows finish and commit meanwhile
                     continue;
                 }
                 if (!inline && p.held.get() >= concurrency) {
@@ -414,7 +425,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
             engine.fire(l -> l.onWorkerError(queue.name(), t));
         }
-        if (reconciler != null) {
+        if (reconciler != null && !paused) {
             try {
                 reconcile();
             } catch (Throwable t) {
@@ -440,7 +451,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         int asked = 0;
         while (asked < RECONCILE_MAX && !stopped) {
             List<Object> page =
-                    after == null ? queue.unknownRows(RECONCILE_PAGE) : queue.unknownRowsAfter(after, RECONCILE_PAGE);
+                    after == null ? unknownSends.ready(RECONCILE_PAGE) : unknownSends.readyAfter(after, RECONCILE_PAGE);
             for (Object id : page) {
                 reconcileOne(id);
                 after = id;
@@ -465,7 +476,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             return;
         }
         try {
-            LeaseResult<S> r = queue.resolveUnknown(id, verdict);
+            LeaseResult<S> r = unknownSends.resolve(id, verdict);
             if (verdict != null && verdict.kind() != Outcome.Kind.UNKNOWN) {
                 log.info(
                         "queue '{}': reconciled unknown send {}: {} -> {}",
@@ -511,6 +522,16 @@ public final class WorkerLoop<S extends Enum<S>> {
      */
     public int consecutiveFailedFlushes() {
         return failedFlushes.get();
+    }
+
+    /** Stops (true) or restarts (false) claiming and reconciling; heartbeats, commits and expiry sweeps go on. */
+    public void paused(boolean pause) {
+        paused = pause;
+    }
+
+    /** True while paused. */
+    public boolean isPaused() {
+        return paused;
     }
 
     /** Rows claimed and not yet settled. */

@@ -4,6 +4,7 @@ import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.DeadLetters;
 import dev.baton.DeadMessage;
 import dev.baton.DeadRow;
 import dev.baton.Decision;
@@ -210,10 +211,11 @@ final class GuideSnippets {
     static int requeueFixed(ClaimQueue<SyncStatus> queue, Outbox outbox, Set<Long> fixedOrders) {
         int requeued = 0;
         // tag::dead-letters[]
-        for (DeadRow dead : queue.deadRows(100)) { // lowest id first; deadRowsAfter(lastId, 100) for the next page
+        DeadLetters<SyncStatus> deadLetters = queue.deadLetters().as("alice"); // who acts, for the listeners' audit
+        for (DeadRow dead : deadLetters.list(100)) { // lowest id first; listAfter(lastId, 100) for the next page
             log.warn("order {} gave up after {} attempts: {}", dead.longId(), dead.attempts(), dead.lastError());
             if (fixedOrders.contains(dead.longId())
-                    && queue.requeueDead(dead.id()).applied()) {
+                    && deadLetters.requeue(dead.id()).applied()) {
                 requeued++; // PENDING again, due now, attempts = 0; last_error kept until the next attempt
             }
         }

@@ -62,12 +62,13 @@ class DeadLetterTest {
             try {
                 baton.ownTables().createOutboxTable(outboxTable);
                 Outbox outbox = baton.outbox(outboxTable);
-                assertEquals(1, queue.deadRows(10).size());
-                assertEquals("the sink said no", queue.deadRows(10).get(0).lastError());
+                assertEquals(1, queue.deadLetters().list(10).size());
+                assertEquals(
+                        "the sink said no", queue.deadLetters().list(10).get(0).lastError());
                 assertEquals(0, GuideSnippets.requeueFixed(queue, outbox, Set.of(2L)), "only fixed orders");
                 assertEquals(1, GuideSnippets.requeueFixed(queue, outbox, Set.of(1L)));
                 assertEquals(0, GuideSnippets.requeueFixed(queue, outbox, Set.of(1L)), "not dead any more");
-                assertEquals(0, queue.deadCount());
+                assertEquals(0, queue.deadLetters().count(1000));
             } finally {
                 f.db.dropTableIfExists(outboxTable);
             }

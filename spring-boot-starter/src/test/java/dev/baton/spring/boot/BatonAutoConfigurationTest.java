@@ -13,6 +13,7 @@ import dev.baton.Worker;
 import dev.baton.spring.boot.Orders.Pay;
 import dev.baton.spring.boot.actuate.BatonEndpoint;
 import dev.baton.spring.boot.actuate.BatonHealthIndicator;
+import dev.baton.spring.boot.actuate.QueueAdminReport;
 import dev.baton.testservers.DatabaseKind;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
@@ -271,6 +272,8 @@ class BatonAutoConfigurationTest {
         TestDatabase db = server.get();
         try (Orders orders = new Orders(db)) {
             orders.insertAged(1, Pay.PAID, 30); // eligible, paid 30 minutes ago, and no worker runs here
+            db.execute("INSERT INTO " + orders.table + " (id, payment_status, sync_status, attempts, last_error)"
+                    + " VALUES (2, 1, 3, 5, 'the sink said no')"); // dead after 5 attempts
             try (ConfigurableApplicationContext ctx = TestApp.start(
                     db,
                     orders,
@@ -293,6 +296,13 @@ class BatonAutoConfigurationTest {
                 assertEquals(orders.outbox, outbox.table());
                 assertEquals(0, outbox.eligible());
                 assertEquals(null, outbox.oldestEligibleAge());
+                BatonEndpoint endpoint = ctx.getBean(BatonEndpoint.class);
+                var admin = endpoint.queue("order-sync");
+                assertEquals("order-sync", admin.queue());
+                assertEquals(1, admin.deadCount());
+                assertEquals(List.of(new QueueAdminReport.Dead("2", 5, "the sink said no", false)), admin.dead());
+                assertEquals(0, admin.unknownCount());
+                assertEquals(null, endpoint.queue("no-such-queue"));
             }
             try (ConfigurableApplicationContext ctx =
                     TestApp.start(db, orders, List.of(), "baton.health.max-backlog-age=1h")) {

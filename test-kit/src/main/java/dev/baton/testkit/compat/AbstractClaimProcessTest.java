@@ -185,8 +185,8 @@ public abstract class AbstractClaimProcessTest extends DatabaseSuite {
         assertEquals(rows, sentByA.size() + sentByB.size(), "every row sent exactly once: " + sentByA + " " + sentByB);
         // reconciliation: the sink has A's records, so they are completed, not sent again
         for (Long id : sentByA.keySet()) {
-            assertTrue(queue.resolveUnknown(
-                            id, true, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "reconciled"))
+            assertTrue(queue.unknownSends()
+                    .resolveSent(id, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "reconciled"))
                     .done());
         }
         assertEquals(Map.of(Sync.COMPLETED, rows), jobs.countBySync());

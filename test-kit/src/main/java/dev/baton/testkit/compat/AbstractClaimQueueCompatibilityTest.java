@@ -731,8 +731,8 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertEquals("reconciled", jobs.get(2, "third_party_guid"));
         assertTrue(sends.values().stream().allMatch(n -> n == 1), "no row sent twice: " + sends);
         // 3. reconciliation of row 1: the sink does not have it, so it is sent again exactly once
-        assertTrue(q.resolveUnknown(1L, false, null).done());
-        assertInstanceOf(LeaseResult.LeaseLost.class, q.resolveUnknown(1L, false, null), "resolved once");
+        assertTrue(q.unknownSends().resolveNotSent(1L).done());
+        assertInstanceOf(LeaseResult.LeaseLost.class, q.unknownSends().resolveNotSent(1L), "resolved once");
         assertEquals(Sync.PENDING, jobs.sync(1));
     }
 

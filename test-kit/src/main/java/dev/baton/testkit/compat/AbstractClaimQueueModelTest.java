@@ -519,13 +519,15 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 }
             });
             List<Long> listed = new ArrayList<>();
-            q.unknownRows(ROWS).forEach(id -> listed.add(((Number) id).longValue()));
+            q.unknownSends().ready(ROWS).forEach(id -> listed.add(((Number) id).longValue()));
             assertEquals(ready, listed, op + ": unknownRows");
             if (unknown.isEmpty()) {
                 return;
             }
             long id = unknown.get(pick % unknown.size());
-            LeaseResult<Sync> got = q.resolveUnknown(id, sent, sent ? Outcome.complete(Sync.COMPLETED) : null);
+            LeaseResult<Sync> got = sent
+                    ? q.unknownSends().resolveSent(id, Outcome.complete(Sync.COMPLETED))
+                    : q.unknownSends().resolveNotSent(id);
             // "not sent" on the last attempt: sending again would pass maxAttempts, so the row is dead
             boolean spent = gates.contains(Gate.ATTEMPT_LIMIT_ON_EXPIRY) && model.get(id).attempts >= MAX_ATTEMPTS;
             Sync after = sent ? Sync.COMPLETED : spent ? Sync.FAILED : Sync.PENDING;

@@ -82,16 +82,16 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
     void listsDeadRowsLowestIdFirstWithTheirReasonBoundedAndPaged() {
         jobs.insert(1, 6, Payment.PAID);
         deadLetter(2, 3, 5, 6);
-        List<DeadRow> first = queue.deadRows(2);
+        List<DeadRow> first = queue.deadLetters().list(2);
         assertEquals(List.of(2L, 3L), ids(first));
         DeadRow two = first.get(0);
         assertEquals("r2", two.lastError());
         assertEquals(1, two.attempts());
         assertEquals("p2", two.get("payload", String.class));
-        assertEquals(List.of(5L, 6L), ids(queue.deadRowsAfter(3L, 10)));
-        assertEquals(List.of(5L), ids(queue.deadRowsAfter(3L, 1)));
-        assertEquals(List.of(2L, 3L, 5L, 6L), ids(queue.deadRows(100)));
-        assertEquals(4, queue.deadCount());
+        assertEquals(List.of(5L, 6L), ids(queue.deadLetters().listAfter(3L, 10)));
+        assertEquals(List.of(5L), ids(queue.deadLetters().listAfter(3L, 1)));
+        assertEquals(List.of(2L, 3L, 5L, 6L), ids(queue.deadLetters().list(100)));
+        assertEquals(4, queue.deadLetters().count(1000));
         assertEquals(4, queue.health().dead());
     }
 
@@ -102,7 +102,7 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         db.execute("UPDATE " + jobs.name() + " SET attempts = 7 WHERE id = 1");
         assertTrue(Sync.MACHINE.isTerminal(Sync.FAILED), "the dead state is terminal in the machine");
 
-        TransitionResult<Sync> r = queue.requeueDead(1L);
+        TransitionResult<Sync> r = queue.deadLetters().requeue(1L);
         assertEquals(new TransitionResult.Applied<>(1L, Sync.PENDING), r);
         assertEquals(1L, r.longId());
         assertEquals(Sync.PENDING, jobs.sync(1));
@@ -111,25 +111,26 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         assertNull(jobs.get(1, "lease_until"));
         assertNull(jobs.get(1, "next_attempt_at"), "due at once");
         assertEquals("r1", jobs.get(1, "last_error"), "the reason is kept until the next attempt");
-        assertEquals(0, queue.deadCount());
+        assertEquals(0, queue.deadLetters().count(1000));
 
-        assertInstanceOf(TransitionResult.AlreadyInTarget.class, queue.requeueDead(1L), "requeued already");
+        assertInstanceOf(
+                TransitionResult.AlreadyInTarget.class, queue.deadLetters().requeue(1L), "requeued already");
         List<ClaimedRow<Sync>> again = queue.claim(10);
         assertEquals(1, again.size());
         assertEquals(1L, again.get(0).longId());
         assertEquals(1, again.get(0).attempt(), "the next claim is attempt 1");
         assertEquals(
                 new TransitionResult.Rejected<>(1L, Sync.PROCESSING, Sync.PENDING),
-                queue.requeueDead(1L),
+                queue.deadLetters().requeue(1L),
                 "a claimed row is not touched");
         assertEquals(Sync.PROCESSING, jobs.sync(1));
         assertEquals(again.get(0).token(), ((Number) jobs.get(1, "claim_token")).longValue());
         assertEquals(
                 new TransitionResult.Rejected<>(2L, Sync.COMPLETED, Sync.PENDING),
-                queue.requeueDead(2L),
+                queue.deadLetters().requeue(2L),
                 "a completed row is not touched");
         assertEquals(Sync.COMPLETED, jobs.sync(2));
-        assertEquals(new TransitionResult.NotFound<>(99L), queue.requeueDead(99L));
+        assertEquals(new TransitionResult.NotFound<>(99L), queue.deadLetters().requeue(99L));
     }
 
     @Test
@@ -145,28 +146,29 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         ClaimQueue<Sync> otherQueue = jobs.queue(other, LEASE);
         for (long id = 1; id <= n; id++) {
             long row = id;
-            List<TransitionResult<Sync>> results = Races.run(2, i -> (i == 0 ? queue : otherQueue).requeueDead(row));
+            List<TransitionResult<Sync>> results = Races.run(
+                    2, i -> (i == 0 ? queue : otherQueue).deadLetters().requeue(row));
             assertEquals(1, Races.count(results, TransitionResult.Applied.class), "row " + id + ": " + results);
             assertEquals(1, Races.count(results, TransitionResult.AlreadyInTarget.class), "row " + id + ": " + results);
             assertEquals(Sync.PENDING, jobs.sync(id));
         }
-        assertEquals(0, queue.deadCount());
+        assertEquals(0, queue.deadLetters().count(1000));
     }
 
     @Test
     void requeueAllDeadIsBoundedAndTakesTheLowestIdsFirst() {
         jobs.insert(1, 6, Payment.PAID);
         deadLetter(1, 2, 4, 5, 6);
-        assertEquals(new BulkResult(3, 1), queue.requeueAllDead(3));
+        assertEquals(new BulkResult(3, 1), queue.deadLetters().requeueAll(3));
         assertEquals(Sync.PENDING, jobs.sync(1));
         assertEquals(Sync.PENDING, jobs.sync(2));
         assertEquals(Sync.COMPLETED, jobs.sync(3), "never dead: untouched");
         assertEquals(Sync.PENDING, jobs.sync(4));
-        assertEquals(List.of(5L, 6L), ids(queue.deadRows(10)));
+        assertEquals(List.of(5L, 6L), ids(queue.deadLetters().list(10)));
         assertEquals(0, ((Number) jobs.get(4, "attempts")).intValue());
         assertEquals("r4", jobs.get(4, "last_error"));
-        assertEquals(new BulkResult(2, 1), queue.requeueAllDead(3));
-        assertEquals(new BulkResult(0, 1), queue.requeueAllDead(3));
+        assertEquals(new BulkResult(2, 1), queue.deadLetters().requeueAll(3));
+        assertEquals(new BulkResult(0, 1), queue.deadLetters().requeueAll(3));
         assertEquals(5, queue.claim(10).size());
     }
 
@@ -187,34 +189,38 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         }
         // 1: sent, the outcome unknown, and the reconciler gives up
         sending.apply(rows.get(0), Outcome.unknown("timeout"));
-        assertTrue(sending.resolveUnknown(1L, Outcome.deadLetter("cannot tell")).done());
+        assertTrue(sending.unknownSends()
+                .resolve(1L, Outcome.deadLetter("cannot tell"))
+                .done());
         // 2: sent, and the database refuses the completion (a value too long for its column)
         sending.apply(rows.get(1), Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g".repeat(100)));
         // 3: sent, and the reconciler gives up too
         sending.apply(rows.get(2), Outcome.unknown("timeout"));
-        assertTrue(sending.resolveUnknown(3L, Outcome.deadLetter("cannot tell")).done());
+        assertTrue(sending.unknownSends()
+                .resolve(3L, Outcome.deadLetter("cannot tell"))
+                .done());
         // 4: dead before any send
         sending.apply(rows.get(3), Outcome.deadLetter("bad payload"));
 
-        List<DeadRow> dead = sending.deadRows(10);
+        List<DeadRow> dead = sending.deadLetters().list(10);
         assertEquals(List.of(1L, 2L, 3L, 4L), ids(dead));
         for (DeadRow d : dead) {
             assertEquals(d.longId() != 4, d.mayHaveBeenSent(), "row " + d.longId() + ": " + d.lastError());
         }
         assertTrue(dead.get(0).lastError().startsWith(DeadRow.MAY_HAVE_BEEN_SENT + "cannot tell"), dead.toString());
 
-        assertEquals(new BulkResult(1, 1), sending.requeueAllDead(10), "only the row never sent");
+        assertEquals(new BulkResult(1, 1), sending.deadLetters().requeueAll(10), "only the row never sent");
         assertEquals(Sync.PENDING, jobs.sync(4));
         assertEquals(
                 new TransitionResult.Rejected<>(1L, Sync.FAILED, Sync.PENDING),
-                sending.requeueDead(1L),
+                sending.deadLetters().requeue(1L),
                 "a row that may have been sent needs the explicit option");
         assertEquals(Sync.FAILED, jobs.sync(1));
         assertEquals(
                 new TransitionResult.Applied<>(1L, Sync.PENDING),
-                sending.requeueDead(1L, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
-        assertEquals(new BulkResult(2, 1), sending.requeueAllDead(10, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
-        assertEquals(0, sending.deadCount());
+                sending.deadLetters().requeue(1L, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
+        assertEquals(new BulkResult(2, 1), sending.deadLetters().requeueAll(10, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
+        assertEquals(0, sending.deadLetters().count(1000));
     }
 
     @Test
@@ -222,14 +228,15 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         ClaimQueue<Sync> sending = jobs.sendingQueue(baton, LEASE);
         jobs.drop(); // any SQL would now fail with a DataAccessException
         for (int limit : new int[] {0, -1, Integer.MIN_VALUE}) {
-            assertThrows(ConfigurationException.class, () -> queue.deadRows(limit));
-            assertThrows(ConfigurationException.class, () -> queue.deadRowsAfter(1L, limit));
-            assertThrows(ConfigurationException.class, () -> queue.requeueAllDead(limit));
-            assertThrows(ConfigurationException.class, () -> sending.unknownRows(limit, Long.class));
+            assertThrows(ConfigurationException.class, () -> queue.deadLetters().list(limit));
+            assertThrows(ConfigurationException.class, () -> queue.deadLetters().listAfter(1L, limit));
+            assertThrows(ConfigurationException.class, () -> queue.deadLetters().requeueAll(limit));
+            assertThrows(
+                    ConfigurationException.class, () -> sending.unknownSends().ready(limit, Long.class));
         }
-        assertThrows(ConfigurationException.class, () -> queue.requeueAllDead(queue.maxBatchSize() + 1));
-        assertThrows(NullPointerException.class, () -> queue.requeueDead(null));
-        assertThrows(NullPointerException.class, () -> queue.deadRowsAfter(null, 10));
+        assertThrows(ConfigurationException.class, () -> queue.deadLetters().requeueAll(queue.maxBatchSize() + 1));
+        assertThrows(NullPointerException.class, () -> queue.deadLetters().requeue(null));
+        assertThrows(NullPointerException.class, () -> queue.deadLetters().listAfter(null, 10));
         jobs = JobsTable.create(db, "dead", true); // for the @AfterEach
     }
 
@@ -285,22 +292,23 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
                             .message()
                             .id()));
             assertEquals(1, outbox.deadMessages(1).size());
-            assertEquals(2, outbox.deadCount());
+            assertEquals(2, outbox.deadLetters().count(1000));
             assertThrows(ConfigurationException.class, () -> outbox.deadMessages(0));
 
-            List<TransitionResult<Outbox.Status>> race = Races.run(2, i -> outbox.requeueDead(ids.get(0)));
+            List<TransitionResult<Outbox.Status>> race =
+                    Races.run(2, i -> outbox.deadLetters().requeue(ids.get(0)));
             assertEquals(1, Races.count(race, TransitionResult.Applied.class), race.toString());
             assertEquals(
                     new TransitionResult.Rejected<>(ids.get(1), Outbox.Status.DELIVERED, Outbox.Status.PENDING),
-                    outbox.requeueDead(ids.get(1)),
+                    outbox.deadLetters().requeue(ids.get(1)),
                     "a delivered message is not touched");
-            assertEquals(1, outbox.deadCount());
+            assertEquals(1, outbox.deadLetters().count(1000));
             List<ClaimedRow<Outbox.Status>> again = outbox.queue().claim(3);
             assertEquals(1, again.size());
             assertEquals((long) ids.get(0), outbox.toMessage(again.get(0)).id());
             assertEquals(1, again.get(0).attempt());
-            assertEquals(new BulkResult(1, 1), outbox.requeueAllDead(10));
-            assertEquals(0, outbox.deadCount());
+            assertEquals(new BulkResult(1, 1), outbox.deadLetters().requeueAll(10));
+            assertEquals(0, outbox.deadLetters().count(1000));
         } finally {
             db.dropTableIfExists(table);
         }

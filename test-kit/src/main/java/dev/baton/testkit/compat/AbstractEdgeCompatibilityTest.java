@@ -398,10 +398,10 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
                 at(LATER.multipliedBy(cycle)).outbox(table, options).queue().reclaimExpired();
             }
             assertEquals(List.of(first, first), claimedIds, "the first crashes twice and dies; the key stays held");
-            assertEquals(1, baton.outbox(table, options).deadCount());
+            assertEquals(1, baton.outbox(table, options).deadLetters().count(1000));
             assertInstanceOf(
                     dev.baton.TransitionResult.Applied.class,
-                    baton.outbox(table, options).requeueDead(first));
+                    baton.outbox(table, options).deadLetters().requeue(first));
             ClaimQueue<Outbox.Status> q =
                     at(LATER.multipliedBy(4)).outbox(table, options).queue();
             List<ClaimedRow<Outbox.Status>> next = q.claim(10);
@@ -445,8 +445,8 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
     void anyOtherVerdictIsRefusedAndTheRowLeftUnknown() throws Exception {
         verdict(Outcome.retry("again"), Sync.UNKNOWN, 0);
         ClaimQueue<Sync> q = jobs.sendingQueue(baton, LEASE);
-        IllegalVerdictException e =
-                assertThrows(IllegalVerdictException.class, () -> q.resolveUnknown(1L, Outcome.<Sync>retry("again")));
+        IllegalVerdictException e = assertThrows(
+                IllegalVerdictException.class, () -> q.unknownSends().resolve(1L, Outcome.<Sync>retry("again")));
         assertEquals(1L, ((Number) e.id()).longValue());
         assertEquals(Sync.UNKNOWN, jobs.sync(1));
     }
@@ -513,7 +513,8 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
             ClaimQueue<Sync> later = jobs.sendingQueue(at(LATER), LEASE);
             assertEquals(2, later.reclaimExpired(), "both sends expired to UNKNOWN");
             for (ClaimedRow<Sync> r : rows) {
-                assertTrue(q.resolveUnknown(r.id(), Outcome.complete(Sync.COMPLETED))
+                assertTrue(q.unknownSends()
+                        .resolve(r.id(), Outcome.complete(Sync.COMPLETED))
                         .done());
             }
         } else {

@@ -320,13 +320,13 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
         ops.add(new Operation(
                 "resolveUnknown(sent)",
                 c -> unknownRow(),
-                c -> sendingF.resolveUnknown(
-                        1L, true, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g")),
+                c -> sendingF.unknownSends()
+                        .resolveSent(1L, Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "g")),
                 (c, r, t, v) -> checkResolved(r, Sync.COMPLETED, v)));
         ops.add(new Operation(
                 "resolveUnknown(not sent)",
                 c -> unknownRow(),
-                c -> sendingF.resolveUnknown(1L, false, null),
+                c -> sendingF.unknownSends().resolveNotSent(1L),
                 (c, r, t, v) -> checkResolved(r, Sync.PENDING, v)));
         ops.add(new Operation(
                 "resolveUnknown(not sent, attempts used up)",
@@ -335,12 +335,12 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
                     exec("UPDATE " + jobs.name() + " SET attempts = "
                             + sendingR.retryPolicy().maxAttempts());
                 },
-                c -> sendingF.resolveUnknown(1L, false, null),
+                c -> sendingF.unknownSends().resolveNotSent(1L),
                 (c, r, t, v) -> checkResolved(r, Sync.FAILED, v)));
         ops.add(new Operation(
                 "resolveUnknown(dead-letter verdict)",
                 c -> unknownRow(),
-                c -> sendingF.resolveUnknown(1L, Outcome.deadLetter("the sink refused it")),
+                c -> sendingF.unknownSends().resolve(1L, Outcome.deadLetter("the sink refused it")),
                 (c, r, t, v) -> checkResolved(r, Sync.FAILED, v)));
         ops.add(new Operation(
                 "reclaimExpired",

@@ -366,14 +366,15 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
                 .start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while ((ordered.deadCount() == 0 || received.isEmpty()) && System.nanoTime() < deadline) {
+            while ((ordered.deadLetters().count(1000) == 0 || received.isEmpty()) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertEquals(1, ordered.deadCount(), "the capture is dead");
+            assertEquals(1, ordered.deadLetters().count(1000), "the capture is dead");
             Thread.sleep(500); // several polls: the refund must wait behind the dead capture
             assertEquals(List.of("order-8 payment.captured"), received, "only the other key moved on");
             brokerRefuses.set(false);
-            assertInstanceOf(TransitionResult.Applied.class, ordered.requeueDead(captured));
+            assertInstanceOf(
+                    TransitionResult.Applied.class, ordered.deadLetters().requeue(captured));
             while (received.size() < 3 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }

@@ -145,9 +145,9 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
         Duration justAfter = LEASE.plusSeconds(1);
         assertEquals(1, queue(at(justAfter)).reclaimExpired());
         assertEquals(Sync.UNKNOWN, jobs.sync(1));
-        assertEquals(List.of(), queue(at(justAfter)).unknownRows(10), "in quarantine");
+        assertEquals(List.of(), queue(at(justAfter)).unknownSends().ready(10), "in quarantine");
         Duration inQuarantine = LEASE.plus(SEND_TIMEOUT).plus(MARGIN).minusSeconds(2);
-        assertEquals(List.of(), queue(at(inQuarantine)).unknownRows(10), "still in quarantine");
+        assertEquals(List.of(), queue(at(inQuarantine)).unknownSends().ready(10), "still in quarantine");
 
         Set<Long> asked = ConcurrentHashMap.newKeySet();
         Baton soon = at(inQuarantine);
@@ -168,7 +168,7 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
         assertEquals(Sync.UNKNOWN, jobs.sync(1), "skipped, not released");
 
         Duration past = LEASE.plus(SEND_TIMEOUT).plus(MARGIN).plusSeconds(2);
-        assertEquals(List.of(1L), queue(at(past)).unknownRows(10, Long.class));
+        assertEquals(List.of(1L), queue(at(past)).unknownSends().ready(10, Long.class));
         Baton later = at(past);
         Worker late = later.worker(queue(later))
                 .sweepInterval(Duration.ofMillis(50))
@@ -193,10 +193,13 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
         ClaimedRow<Sync> row = q.claim(1).get(0);
         assertTrue(q.markSending(row).done());
         assertTrue(q.apply(row, Outcome.unknown("read timed out")).done());
-        assertEquals(List.of(), q.unknownRows(10), "what the handler started may still reach the sink");
-        assertEquals(List.of(), queue(at(SEND_TIMEOUT)).unknownRows(10));
+        assertEquals(List.of(), q.unknownSends().ready(10), "what the handler started may still reach the sink");
+        assertEquals(List.of(), queue(at(SEND_TIMEOUT)).unknownSends().ready(10));
         assertEquals(
-                List.of(1L), queue(at(SEND_TIMEOUT.plus(MARGIN).plusSeconds(1))).unknownRows(10, Long.class));
+                List.of(1L),
+                queue(at(SEND_TIMEOUT.plus(MARGIN).plusSeconds(1)))
+                        .unknownSends()
+                        .ready(10, Long.class));
     }
 
     // ---- the worker's reconciliation (correctness #8)

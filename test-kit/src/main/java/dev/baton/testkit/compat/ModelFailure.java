@@ -71,6 +71,17 @@ final class ModelFailure {
             Function<List<T>, List<String>> trace,
             long seed,
             String replay) {
+        if (property.apply(ops) == null) {
+            // the failure did not come back on a replay: nondeterministic (a timing, a fault that landed elsewhere);
+            // report the failure as it happened, with the sequence, rather than a shrink of nothing
+            AssertionError once = new AssertionError(
+                    "model and database diverged once, and the replay of the same "
+                            + ops.size() + " steps passed (nondeterministic); replay it with -D"
+                            + SeededRunner.SEED_PROPERTY
+                            + "=" + seed + replay + "\nthe failure: " + failure + "\nthe steps: " + ops,
+                    failure);
+            return once;
+        }
         Shrinker.Result<T> r = Shrinker.shrink(ops, property, SHRINK_BUDGET);
         List<Integer> keep = SeededRunner.keptSteps();
         List<Integer> kept =

@@ -32,12 +32,12 @@ import java.util.concurrent.ConcurrentMap;
  *
  * @param <S> the enum of states
  */
-public final class DeadLetters<S extends Enum<S>> {
+public final class DeadLetterStatements<S extends Enum<S>> {
     private final QueueShape<S> shape;
     private final SqlFragment isDead;
     private final String list;
     private final String listAfter;
-    private final String count;
+    private final String fromDead;
     private final String requeue;
     /** {@link #requeue} that leaves a row that may have been sent dead; the same statement without a sending state. */
     private final String requeueUnlessSent;
@@ -50,14 +50,14 @@ public final class DeadLetters<S extends Enum<S>> {
     private final ConcurrentMap<Integer, BatchUpdate> requeueUnsentBatches = new ConcurrentHashMap<>();
 
     /** The dead-letter operations of the queue of {@code shape}, rendered once. */
-    public DeadLetters(QueueShape<S> shape) {
+    public DeadLetterStatements(QueueShape<S> shape) {
         this.shape = shape;
         this.isDead = shape.in(List.of(shape.dead));
         String columns = String.join(", ", columns());
         this.list = "SELECT " + columns + " FROM " + shape.qTable + " WHERE " + isDead.sql() + " ORDER BY " + shape.qId;
         this.listAfter = "SELECT " + columns + " FROM " + shape.qTable + " WHERE " + isDead.sql() + " AND " + shape.qId
                 + " > ? ORDER BY " + shape.qId;
-        this.count = "SELECT COUNT(*) FROM " + shape.qTable + " WHERE " + isDead.sql();
+        this.fromDead = "FROM " + shape.qTable + " WHERE " + isDead.sql();
         this.requeue =
                 "UPDATE " + shape.qTable + " SET " + freshStart() + " WHERE " + shape.qId + " = ? AND " + isDead.sql();
         // only a queue with a non-idempotent sink stores rows that may have been sent
@@ -83,19 +83,21 @@ public final class DeadLetters<S extends Enum<S>> {
                 + " = 0, " + shape.qNext + " = NULL";
     }
 
-    /** Dead rows, lowest id first, after {@code afterId} when it is not null, at most {@code limit}. */
+    /**
+     * Dead rows, lowest id first, after {@code afterId} when it is not null, at most {@code limit} (in the SQL: the
+     * keyset on the id with the state predicate reads no more index entries than it returns).
+     */
     public List<DeadRow> list(Object afterId, int limit) {
-        checkLimit(limit);
+        AdminPages.checkPage(limit, shape.name);
         List<Object> binds = new ArrayList<>(isDead.binds());
         if (afterId != null) {
             binds.add(afterId);
         }
-        String sql = afterId == null ? list : listAfter;
+        String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
         List<String> select = shape.def.select();
         return shape.engine.reader().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setMaxRows(limit);
                 Rows.bind(ps, 1, binds);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -111,17 +113,10 @@ public final class DeadLetters<S extends Enum<S>> {
         });
     }
 
-    /** The number of rows in the dead state (one {@code COUNT(*)}). */
-    public long count() {
-        return shape.engine.reader().autocommit("count dead rows in queue '" + shape.name + "'", c -> {
-            try (PreparedStatement ps = c.prepareStatement(count)) {
-                Rows.bind(ps, 1, isDead.binds());
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
-            }
-        });
+    /** The number of rows in the dead state, counted up to {@code limit}. */
+    public long count(int limit) {
+        return AdminPages.count(
+                shape, fromDead, isDead.binds(), limit, "count dead rows in queue '" + shape.name + "'");
     }
 
     /**
@@ -210,11 +205,5 @@ public final class DeadLetters<S extends Enum<S>> {
                     return statement.execute(c, noArgs).size();
                 });
         return new BulkResult(rows, 1, lost[0]);
-    }
-
-    private void checkLimit(int limit) {
-        if (limit < 1) {
-            throw new ConfigurationException("limit must be positive, was " + limit + " (queue '" + shape.name + "')");
-        }
     }
 }

@@ -1,0 +1,262 @@
+package dev.baton.console;
+
+import com.sun.net.httpserver.HttpHandler;
+import dev.baton.ClaimQueue;
+import dev.baton.ConfigurationException;
+import dev.baton.Outbox;
+import dev.baton.Worker;
+import dev.baton.console.internal.ConsoleApp;
+import dev.baton.console.internal.JdkHandler;
+import dev.baton.console.internal.QueueAdmin;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An operations console for the queues and the outbox of one Baton instance: one server-rendered page with each
+ * queue's eligible, waiting, in-flight, expired, dead and unknown rows, the age of the oldest eligible row and a
+ * backlog chart; per queue, paged tables of dead letters and unknown sends; and, in operate mode, the actions an
+ * operator needs at 2 a.m.: requeue one dead row, requeue a bounded number, resolve an unknown send with the evidence
+ * typed in, pause and resume the queue's workers in this process.
+ *
+ * <pre>{@code
+ * BatonConsole console = BatonConsole.builder()
+ *     .queue(syncQueue).outbox(outbox).worker(syncWorker)
+ *     .authenticator(request -> users.fromSession(request.cookie("SESSION")))   // the host's users and roles
+ *     .operate(true)
+ *     .build();
+ * HttpServer server = HttpServer.create(new InetSocketAddress(8081), 0);
+ * server.createContext("/baton/", console.httpHandler());
+ * server.start();
+ * }</pre>
+ *
+ * <p>Security: every request goes to the host's {@link ConsoleAuthenticator} (no user: 401 and nothing shown);
+ * {@link ConsolePermission#READ} sees, {@link ConsolePermission#OPERATE} acts. Actions are POST requests that carry
+ * the session's CSRF token and go through a confirmation page; each is written to the SLF4J logger
+ * {@value #AUDIT_LOGGER} with the principal and handed to the {@link Builder#audit audit listeners}. Every text from
+ * a row, an error or a form is HTML-escaped, long texts are cut, and the pages carry a Content-Security-Policy that
+ * runs no script.
+ *
+ * <p>Numbers come from samples of {@link ClaimQueue#health()} taken every {@link Builder#sampleInterval sample
+ * interval} on a daemon thread and after each action, not from every page view (the health query reads the whole
+ * table). The dead-letter and unknown-send tables are keyset-paged. Thread-safe; {@link #close()} stops the sampler.
+ */
+public final class BatonConsole implements AutoCloseable {
+    /** The SLF4J logger every action is written to, at INFO. */
+    public static final String AUDIT_LOGGER = "dev.baton.console.audit";
+
+    private final ConsoleApp app;
+    private final ScheduledExecutorService sampler;
+
+    private BatonConsole(ConsoleApp app, Duration interval) {
+        this.app = app;
+        this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "baton-console-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        long ms = interval.toMillis();
+        sampler.scheduleWithFixedDelay(this::sampleQuietly, 0, ms, TimeUnit.MILLISECONDS);
+    }
+
+    /** A builder with no queues, read-only, no authenticator. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The console as a handler for the JDK's {@code HttpServer}; mount it on a context path ending with {@code /}. */
+    public HttpHandler httpHandler() {
+        return new JdkHandler(app::handle);
+    }
+
+    /** Answers one request; for hosts with their own adapter (a servlet). Thread-safe. */
+    public ConsoleResponse handle(ConsoleRequest request) {
+        Objects.requireNonNull(request, "request");
+        return app.handle(request);
+    }
+
+    /** Measures every queue now (the page then shows these numbers). */
+    public void sample() {
+        app.sampleAll();
+    }
+
+    private void sampleQuietly() {
+        try {
+            app.sampleAll();
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(BatonConsole.class).warn("console: sampling failed", e);
+        }
+    }
+
+    /** The last 100 actions taken through this console, oldest first. */
+    public List<ConsoleAction> recentActions() {
+        return app.recentActions();
+    }
+
+    /** Stops the sampler thread. Idempotent. */
+    @Override
+    public void close() {
+        sampler.shutdownNow();
+    }
+
+    /** Configures a {@link BatonConsole}. Not thread-safe; {@link #build()} validates it. */
+    public static final class Builder {
+        private final Map<String, ClaimQueue<?>> queues = new LinkedHashMap<>();
+        private final Map<String, String> kinds = new LinkedHashMap<>();
+        private final List<Worker> workers = new ArrayList<>();
+        private final List<Supplier<? extends Collection<Worker>>> workerSources = new ArrayList<>();
+        private final List<Consumer<ConsoleAction>> audit = new ArrayList<>();
+        private @Nullable ConsoleAuthenticator authenticator;
+        private boolean operate;
+        private int pageSize = 50;
+        private int maxRequeue = 100;
+        private int samples = 60;
+        private Duration sampleInterval = Duration.ofSeconds(10);
+
+        private Builder() {}
+
+        /** Shows {@code queue}. */
+        public Builder queue(ClaimQueue<?> queue) {
+            add(queue, queue.name().startsWith("outbox:") ? "outbox" : "queue");
+            return this;
+        }
+
+        /** Shows {@code outbox}'s queue, marked as the outbox. */
+        public Builder outbox(Outbox outbox) {
+            add(outbox.queue(), "outbox");
+            return this;
+        }
+
+        private void add(ClaimQueue<?> q, String kind) {
+            if (queues.putIfAbsent(q.name(), q) != null) {
+                throw new ConfigurationException("queue '" + q.name() + "' is on the console twice");
+            }
+            kinds.put(q.name(), kind);
+        }
+
+        /**
+         * A worker of this process that the console may pause and resume; its queue is shown too if it is not yet.
+         */
+        public Builder worker(Worker worker) {
+            workers.add(Objects.requireNonNull(worker, "worker"));
+            return this;
+        }
+
+        /**
+         * Workers of this process the console may pause and resume, asked for at each use: for hosts that start their
+         * workers after building the console (the Spring Boot starter). Their queues must be given with
+         * {@link #queue}.
+         */
+        public Builder workers(Supplier<? extends Collection<Worker>> running) {
+            workerSources.add(Objects.requireNonNull(running, "running"));
+            return this;
+        }
+
+        /** Who sends each request; required. */
+        public Builder authenticator(ConsoleAuthenticator authenticator) {
+            this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
+            return this;
+        }
+
+        /** Whether users with {@link ConsolePermission#OPERATE} may act (default false: read only). */
+        public Builder operate(boolean operate) {
+            this.operate = operate;
+            return this;
+        }
+
+        /** Rows per page of dead letters and unknown sends, 1..500 (default 50). */
+        public Builder pageSize(int rows) {
+            if (rows < 1 || rows > 500) {
+                throw new ConfigurationException("pageSize must be 1..500, was " + rows);
+            }
+            this.pageSize = rows;
+            return this;
+        }
+
+        /** The most dead rows one "requeue these many" action moves, 1..1000 and at most the queue's batch limit (default 100). */
+        public Builder maxRequeue(int rows) {
+            if (rows < 1 || rows > 1000) {
+                throw new ConfigurationException("maxRequeue must be 1..1000, was " + rows);
+            }
+            this.maxRequeue = rows;
+            return this;
+        }
+
+        /** How often the queues are measured (default 10 s, at least 1 s) and how many samples the chart shows (default 60, 2..1000). */
+        public Builder sampleInterval(Duration interval, int samples) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new ConfigurationException("sampleInterval must be at least 1 s, was " + interval);
+            }
+            if (samples < 2 || samples > 1000) {
+                throw new ConfigurationException("samples must be 2..1000, was " + samples);
+            }
+            this.sampleInterval = interval;
+            this.samples = samples;
+            return this;
+        }
+
+        /** Called after every action, on the request's thread; exceptions are logged and ignored. */
+        public Builder audit(Consumer<ConsoleAction> listener) {
+            audit.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * The console, its sampler started.
+         *
+         * @throws ConfigurationException without an authenticator (the console shows queue contents and, in operate
+         *     mode, can resend payments: the host must say who may), or without any queue
+         */
+        public BatonConsole build() {
+            if (authenticator == null) {
+                throw new ConfigurationException("the console needs an authenticator: without one it would not know"
+                        + (operate
+                                ? " who may requeue rows and resolve sends (operate mode)"
+                                : " who may see the queues")
+                        + "; call authenticator(...) with the host's users and roles");
+            }
+            for (Worker w : workers) {
+                if (!queues.containsKey(w.queue().name())) {
+                    queue(w.queue());
+                }
+            }
+            if (queues.isEmpty()) {
+                throw new ConfigurationException("the console has no queue to show; call queue(...) or outbox(...)");
+            }
+            List<Worker> fixed = List.copyOf(workers);
+            List<Supplier<? extends Collection<Worker>>> sources = List.copyOf(workerSources);
+            Supplier<List<Worker>> all = () -> {
+                List<Worker> ws = new ArrayList<>(fixed);
+                for (Supplier<? extends Collection<Worker>> s : sources) {
+                    ws.addAll(s.get());
+                }
+                return ws;
+            };
+            List<QueueAdmin<?>> admins = new ArrayList<>();
+            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all)));
+            ConsoleApp app = new ConsoleApp(
+                    admins,
+                    authenticator,
+                    operate,
+                    pageSize,
+                    maxRequeue,
+                    samples,
+                    sampleInterval,
+                    LoggerFactory.getLogger(AUDIT_LOGGER),
+                    audit);
+            return new BatonConsole(app, sampleInterval);
+        }
+    }
+}

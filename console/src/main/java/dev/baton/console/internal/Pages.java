@@ -1,0 +1,384 @@
+package dev.baton.console.internal;
+
+import static dev.baton.console.internal.Html.clip;
+import static dev.baton.console.internal.Html.text;
+
+import dev.baton.DeadRow;
+import dev.baton.QueueHealth;
+import dev.baton.UnknownRow;
+import dev.baton.Worker;
+import dev.baton.console.ConsoleAction;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** The console's HTML: every value from a row, a user or an error goes through {@link Html}. No scripts. */
+public final class Pages {
+    /** Characters of an error text or a column value shown in a table cell. */
+    static final int CELL = 300;
+
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+
+    private static final String STYLE = "body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}"
+            + "table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.3em .6em;"
+            + "text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+            + "th{background:#f3f3f3}.muted{color:#666}.warn{color:#a40}form.inline{display:inline;margin:0}"
+            + "td.err{max-width:40em;word-break:break-all}#result{font-size:1.2em;font-weight:bold}"
+            + "textarea{width:24em;height:3em}svg{display:block}";
+
+    private Pages() {}
+
+    /** A whole page around {@code body}. */
+    public static String page(String title, String who, String body) {
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text(title)
+                + "</title><style>" + STYLE + "</style></head><body><header><strong>Baton console</strong>"
+                + " <span class=\"muted\">" + who + "</span> <a href=\"./\">Overview</a></header><main>" + body
+                + "</main></body></html>";
+    }
+
+    /** A short page for an error status: the status and a fixed sentence, nothing from the request. */
+    public static String status(int status, String sentence) {
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + status
+                + "</title></head><body><h1>" + status + "</h1><p>" + text(sentence) + "</p></body></html>";
+    }
+
+    static String url(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    static String hidden(String name, @Nullable String value) {
+        return "<input type=\"hidden\" name=\"" + text(name) + "\" value=\"" + text(value) + "\">";
+    }
+
+    /** A POST form to the action URL with {@code fields} hidden and a button. */
+    static String actionForm(String csrf, Map<String, String> fields, String button, String extra) {
+        StringBuilder b = new StringBuilder("<form class=\"inline\" method=\"post\" action=\"action\">");
+        b.append(hidden("csrf", csrf));
+        fields.forEach((k, v) -> b.append(hidden(k, v)));
+        b.append(extra);
+        b.append("<button type=\"submit\">").append(text(button)).append("</button></form>");
+        return b.toString();
+    }
+
+    /** The overview row of one queue. */
+    static String queueRow(
+            QueueAdmin<?> q, Sampler.Sample latest, List<Sampler.Sample> history, @Nullable String csrf) {
+        StringBuilder b = new StringBuilder();
+        b.append("<tr data-queue=\"")
+                .append(text(q.name()))
+                .append("\"><td><a href=\"queue?q=")
+                .append(text(url(q.name())))
+                .append("\">")
+                .append(text(q.name()))
+                .append("</a><br><span class=\"muted\">sampled ")
+                .append(text(TIME.format(latest.at())))
+                .append("</span></td><td>")
+                .append(text(q.kind()))
+                .append("</td>");
+        QueueHealth h = latest.health();
+        if (h == null) {
+            b.append("<td colspan=\"7\" class=\"warn err\">measuring failed: ")
+                    .append(clip(latest.error(), CELL))
+                    .append("</td>");
+        } else {
+            cell(b, "eligible", h.eligible());
+            cell(b, "waiting", h.waiting());
+            cell(b, "in-flight", h.inFlight());
+            cell(b, "expired", h.expiredLeases());
+            cell(b, "dead", h.dead());
+            cell(b, "unknown", h.unknown());
+            b.append("<td class=\"n\" data-k=\"oldest\">")
+                    .append(age(h.oldestEligibleAge()))
+                    .append("</td>");
+        }
+        b.append("<td>").append(chart(history)).append("</td><td>");
+        List<Worker> workers = q.workers();
+        if (workers.isEmpty()) {
+            b.append("<span class=\"muted\">none here</span>");
+        } else {
+            boolean paused = workers.stream().allMatch(Worker::isPaused);
+            b.append("<span data-k=\"workers\">")
+                    .append(workers.size())
+                    .append(paused ? " paused" : " running")
+                    .append("</span> ");
+            if (csrf != null) {
+                b.append(actionForm(
+                        csrf,
+                        Map.of("op", paused ? "resume" : "pause", "q", q.name()),
+                        paused ? "Resume\u2026" : "Pause\u2026",
+                        ""));
+            }
+        }
+        b.append("</td></tr>");
+        return b.toString();
+    }
+
+    private static void cell(StringBuilder b, String key, long n) {
+        b.append("<td class=\"n\" data-k=\"")
+                .append(key)
+                .append("\">")
+                .append(n)
+                .append("</td>");
+    }
+
+    static String age(@Nullable Duration d) {
+        if (d == null) {
+            return "\u2013";
+        }
+        long s = d.toSeconds();
+        if (s < 120) {
+            return s + " s";
+        }
+        if (s < 7200) {
+            return s / 60 + " min";
+        }
+        if (s < 172_800) {
+            return s / 3600 + " h";
+        }
+        return s / 86400 + " d";
+    }
+
+    /** The backlog (eligible + waiting) and dead rows over the samples kept, as an inline SVG. */
+    static String chart(List<Sampler.Sample> history) {
+        int w = 160;
+        int hgt = 36;
+        long max = 1;
+        for (Sampler.Sample s : history) {
+            if (s.health() != null) {
+                max = Math.max(max, Math.max(backlog(s.health()), s.health().dead()));
+            }
+        }
+        StringBuilder backlog = new StringBuilder();
+        StringBuilder dead = new StringBuilder();
+        int n = history.size();
+        for (int i = 0; i < n; i++) {
+            QueueHealth h = history.get(i).health();
+            if (h == null) {
+                continue;
+            }
+            long x = n == 1 ? w : Math.round((double) i * w / (n - 1));
+            backlog.append(x).append(',').append(y(backlog(h), max, hgt)).append(' ');
+            dead.append(x).append(',').append(y(h.dead(), max, hgt)).append(' ');
+        }
+        return "<svg width=\"" + w + "\" height=\"" + hgt + "\" viewBox=\"0 0 " + w + " " + hgt
+                + "\" role=\"img\" aria-label=\"backlog over the last " + n + " samples, up to " + max + "\">"
+                + "<polyline fill=\"none\" stroke=\"#36c\" stroke-width=\"1.5\" points=\"" + backlog + "\"/>"
+                + "<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"1\" points=\"" + dead + "\"/></svg>";
+    }
+
+    private static long backlog(QueueHealth h) {
+        return h.eligible() + h.waiting();
+    }
+
+    private static long y(long v, long max, int hgt) {
+        return hgt - 1 - Math.round((double) v * (hgt - 2) / max);
+    }
+
+    /** The overview: every queue, then the recent actions. */
+    public static String overview(
+            List<QueueAdmin<?>> queues,
+            Map<String, Sampler> samplers,
+            List<ConsoleAction> actions,
+            @Nullable String csrf,
+            Duration sampleInterval) {
+        StringBuilder b = new StringBuilder("<h1>Queues</h1><p class=\"muted\">Numbers from the latest sample"
+                + " (taken every " + sampleInterval.toSeconds() + " s and after every action); the chart shows the"
+                + " backlog (blue) and dead rows (red) over the samples kept.</p>");
+        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
+                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
+                + "<th>Backlog</th><th>Workers in this process</th></tr>");
+        for (QueueAdmin<?> q : queues) {
+            Sampler s = samplers.get(q.name());
+            b.append(queueRow(q, s.latest(), s.all(), csrf));
+        }
+        b.append("</table>");
+        b.append(auditTable(actions));
+        return b.toString();
+    }
+
+    static String auditTable(List<ConsoleAction> actions) {
+        StringBuilder b = new StringBuilder("<h2>Recent actions</h2>");
+        if (actions.isEmpty()) {
+            return b.append("<p class=\"muted\" id=\"audit\">None since this process started.</p>")
+                    .toString();
+        }
+        b.append("<table id=\"audit\"><tr><th>When</th><th>Who</th><th>Action</th><th>Queue</th><th>Target</th>"
+                + "<th>Evidence</th><th>Result</th></tr>");
+        for (int i = actions.size() - 1; i >= 0; i--) {
+            ConsoleAction a = actions.get(i);
+            b.append("<tr><td>")
+                    .append(text(TIME.format(a.at())))
+                    .append("</td><td>")
+                    .append(clip(a.principal(), 100))
+                    .append("</td><td>")
+                    .append(text(a.action()))
+                    .append("</td><td>")
+                    .append(clip(a.queue(), 100))
+                    .append("</td><td>")
+                    .append(clip(a.target(), 100))
+                    .append("</td><td class=\"err\">")
+                    .append(clip(a.evidence(), CELL))
+                    .append("</td><td>")
+                    .append(clip(a.result(), 200))
+                    .append("</td></tr>");
+        }
+        return b.append("</table>").toString();
+    }
+
+    /** One queue: its numbers, a page of dead letters and a page of unknown sends, with their actions. */
+    public static String queue(
+            QueueAdmin<?> q,
+            Sampler sampler,
+            List<DeadRow> dead,
+            @Nullable String deadAfter,
+            List<UnknownRow> unknown,
+            @Nullable String unknownAfter,
+            int pageSize,
+            int maxRequeue,
+            @Nullable String csrf) {
+        String qUrl = "queue?q=" + url(q.name());
+        StringBuilder b = new StringBuilder("<h1>")
+                .append(text(q.kind()))
+                .append(" ")
+                .append(text(q.name()))
+                .append(" <span class=\"muted\">(table ")
+                .append(text(q.table()))
+                .append(")</span></h1>");
+        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
+                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
+                + "<th>Backlog</th><th>Workers in this process</th></tr>");
+        b.append(queueRow(q, sampler.latest(), sampler.all(), csrf)).append("</table>");
+
+        b.append("<h2>Dead letters</h2>");
+        if (csrf != null) {
+            int n = Math.min(maxRequeue, q.maxBatchSize());
+            b.append("<p>")
+                    .append(actionForm(
+                            csrf,
+                            Map.of("op", "requeue-all", "q", q.name()),
+                            "Requeue these many\u2026",
+                            "<label>Requeue up to <input type=\"number\" name=\"n\" min=\"1\" max=\"" + n
+                                    + "\" value=\"" + Math.min(n, 100) + "\"> dead rows, lowest id first</label> "
+                                    + "<label><input type=\"checkbox\" name=\"force\" value=\"1\"> even those that"
+                                    + " may have been sent</label> "))
+                    .append("</p>");
+        }
+        b.append("<table id=\"dead\"><tr><th>Id</th><th>Attempts</th><th>Reason (last error)</th><th>Columns</th>"
+                + "<th></th></tr>");
+        for (DeadRow r : dead) {
+            String id = Ids.encode(r.id());
+            b.append("<tr data-id=\"").append(text(id)).append("\"><td>").append(clip(r.id(), 100));
+            b.append("</td><td class=\"n\">").append(r.attempts()).append("</td><td class=\"err\">");
+            if (r.mayHaveBeenSent()) {
+                b.append("<span class=\"warn\">may have been sent</span> ");
+            }
+            b.append(clip(r.lastError(), CELL)).append("</td><td class=\"err\">");
+            StringBuilder cols = new StringBuilder();
+            r.values().forEach((k, v) -> cols.append(k).append('=').append(v).append("; "));
+            b.append(clip(cols, CELL)).append("</td><td>");
+            if (csrf != null) {
+                b.append(actionForm(
+                        csrf,
+                        Map.of("op", "requeue", "q", q.name(), "id", id),
+                        "Requeue\u2026",
+                        r.mayHaveBeenSent() ? hidden("force", "1") : ""));
+            }
+            b.append("</td></tr>");
+        }
+        b.append("</table>");
+        b.append(pager(
+                qUrl,
+                "dead",
+                deadAfter,
+                dead.size() == pageSize ? Ids.encode(dead.get(dead.size() - 1).id()) : null));
+
+        if (q.hasUnknownState()) {
+            b.append("<h2>Unknown sends</h2><p class=\"muted\">Sends whose outcome is unknown: ask the receiver,"
+                    + " then record what it said. A row in quarantine may still have a live sender: answer \"not sent\""
+                    + " for it only when its process is gone.</p><table id=\"unknown\"><tr><th>Id</th><th>Attempts</th>"
+                    + "<th>Last error</th><th>Quarantine ends</th><th>Columns</th><th></th></tr>");
+            List<String> targets = q.completionTargets();
+            for (UnknownRow u : unknown) {
+                Object id = u.id();
+                String enc = Ids.encode(id);
+                b.append("<tr data-id=\"").append(text(enc)).append("\"><td>").append(clip(id, 100));
+                b.append("</td><td class=\"n\">").append(u.attempts()).append("</td><td class=\"err\">");
+                b.append(clip(u.lastError(), CELL)).append("</td><td>");
+                b.append(u.reconcilableAt() == null ? "" : text(TIME.format(u.reconcilableAt())));
+                b.append(u.ready() ? " (passed)" : " <span class=\"warn\">(in quarantine)</span>");
+                b.append("</td><td class=\"err\">");
+                StringBuilder ucols = new StringBuilder();
+                u.values()
+                        .forEach((k, v) -> ucols.append(k).append('=').append(v).append("; "));
+                b.append(clip(ucols, CELL)).append("</td><td>");
+                if (csrf != null) {
+                    StringBuilder extra = new StringBuilder("<select name=\"verdict\">");
+                    for (String t : targets) {
+                        extra.append("<option value=\"sent:")
+                                .append(text(t))
+                                .append("\">sent (")
+                                .append(text(t))
+                                .append(")</option>");
+                    }
+                    extra.append("<option value=\"not-sent\">not sent (send again)</option>"
+                            + "<option value=\"dead\">give up (dead letter)</option></select> "
+                            + "<textarea name=\"evidence\" required maxlength=\"2000\""
+                            + " placeholder=\"evidence: what the receiver said\"></textarea> ");
+                    b.append(actionForm(
+                            csrf,
+                            Map.of("op", "resolve", "q", q.name(), "id", enc),
+                            "Resolve\u2026",
+                            extra.toString()));
+                }
+                b.append("</td></tr>");
+            }
+            b.append("</table>");
+            b.append(pager(
+                    qUrl,
+                    "unknown",
+                    unknownAfter,
+                    unknown.size() == pageSize
+                            ? Ids.encode(unknown.get(unknown.size() - 1).id())
+                            : null));
+        }
+        return b.toString();
+    }
+
+    private static String pager(String qUrl, String param, @Nullable String after, @Nullable String next) {
+        StringBuilder b = new StringBuilder("<p class=\"pager\">");
+        if (after != null) {
+            b.append("<a href=\"").append(text(qUrl)).append("\">First page</a> ");
+        }
+        if (next != null) {
+            b.append("<a rel=\"next\" data-page=\"")
+                    .append(param)
+                    .append("\" href=\"")
+                    .append(text(qUrl + "&" + param + "=" + url(next)))
+                    .append("\">Next page</a>");
+        }
+        return b.append("</p>").toString();
+    }
+
+    /** The confirmation step: what will happen, and a form that repeats the request with {@code confirm=yes}. */
+    public static String confirm(String sentence, Map<String, String> fields, String csrf, String backUrl) {
+        StringBuilder b = new StringBuilder("<h1>Confirm</h1><p id=\"confirm-text\">")
+                .append(text(sentence))
+                .append("</p>");
+        StringBuilder extra = new StringBuilder(hidden("confirm", "yes"));
+        b.append(actionForm(csrf, fields, "Confirm", extra.toString()));
+        b.append(" <a href=\"").append(text(backUrl)).append("\">Cancel</a>");
+        return b.toString();
+    }
+
+    /** The result of an action. */
+    public static String result(String sentence, String result, String backUrl) {
+        return "<h1>Done</h1><p>" + text(sentence) + "</p><p id=\"result\">" + clip(result, 500) + "</p><p><a href=\""
+                + text(backUrl) + "\">Back</a></p>";
+    }
+}

@@ -1,0 +1,562 @@
+package dev.baton.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.ConfigurationException;
+import dev.baton.Outcome;
+import dev.baton.Worker;
+import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testkit.compat.Sync;
+import dev.baton.testservers.TestServer;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The console over HTTP (the JDK client against the JDK server): security, escaping and actions, per database. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(
+        value = TestServer.class,
+        names = {"POSTGRES_LOCAL", "MARIADB_LOCAL"})
+class ConsoleHttpTest {
+    @Parameter
+    TestServer server;
+
+    private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
+
+    /** A browser-like client: its own cookie jar (one console session), a user header or none. */
+    static final class Client {
+        final HttpClient http;
+        final String base;
+        final String user;
+
+        Client(String base, String user) {
+            this.http = HttpClient.newBuilder()
+                    .cookieHandler(new CookieManager())
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .build();
+            this.base = base;
+            this.user = user;
+        }
+
+        HttpResponse<String> get(String path) throws Exception {
+            HttpRequest.Builder r =
+                    HttpRequest.newBuilder(URI.create(base + path)).GET();
+            if (user != null) {
+                r.header(ConsoleFixture.USER_HEADER, user);
+            }
+            return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        HttpResponse<String> post(String path, Map<String, String> form) throws Exception {
+            StringBuilder body = new StringBuilder();
+            form.forEach((k, v) -> body.append(body.length() == 0 ? "" : "&")
+                    .append(URLEncoder.encode(k, StandardCharsets.UTF_8))
+                    .append('=')
+                    .append(URLEncoder.encode(v, StandardCharsets.UTF_8)));
+            HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+            if (user != null) {
+                r.header(ConsoleFixture.USER_HEADER, user);
+            }
+            return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        /** The CSRF token of this client's session, read from a page. */
+        String token(String queue) throws Exception {
+            HttpResponse<String> page = get("queue?q=" + URLEncoder.encode(queue, StandardCharsets.UTF_8));
+            assertEquals(200, page.statusCode(), page.body());
+            Matcher m = CSRF.matcher(page.body());
+            assertTrue(m.find(), "no CSRF token on the page of an operator");
+            return m.group(1);
+        }
+    }
+
+    static Map<String, String> form(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    static String result(String body) {
+        Matcher m = Pattern.compile("<p id=\"result\">([^<]*)</p>").matcher(body);
+        assertTrue(m.find(), "no result on the page: " + body);
+        return m.group(1);
+    }
+
+    @Nested
+    class Console extends DatabaseSuite {
+        private ConsoleFixture f;
+        private final List<ConsoleAction> audited = new ArrayList<>();
+
+        private ConsoleFixture open(boolean operate, int pageSize, int dead) {
+            f = new ConsoleFixture(database(), operate, pageSize, b -> b.audit(audited::add));
+            f.seed(dead);
+            f.console.sample();
+            return f;
+        }
+
+        @AfterEach
+        void close() {
+            if (f != null) {
+                f.close();
+                f = null;
+            }
+            audited.clear(); // one instance serves all the tests of a server
+        }
+
+        @Test
+        void anAnonymousRequestGets401AndNothingElse() throws Exception {
+            open(true, 50, 4);
+            Client anonymous = new Client(f.base(), null);
+            Client stranger = new Client(f.base(), "nobody");
+            for (Client c : List.of(anonymous, stranger)) {
+                for (String path : List.of("", "queue?q=" + f.queue.name(), "nothing-here")) {
+                    HttpResponse<String> r = c.get(path);
+                    assertEquals(401, r.statusCode(), path);
+                    assertFalse(r.body().contains(f.table), "the table's name leaked: " + r.body());
+                    assertFalse(r.body().contains("d-003"), r.body());
+                    assertTrue(r.headers().firstValue("Set-Cookie").isEmpty(), "no session for nobody");
+                }
+                HttpResponse<String> r =
+                        c.post("action", form("op", "requeue", "q", f.queue.name(), "id", "sd-003", "confirm", "yes"));
+                assertEquals(401, r.statusCode());
+            }
+            assertEquals(Sync.FAILED, f.state("d-003"));
+            assertTrue(audited.isEmpty());
+        }
+
+        @Test
+        void aReaderSeesButGets403OnEveryAction() throws Exception {
+            open(true, 50, 4);
+            Client reader = new Client(f.base(), "reader");
+            HttpResponse<String> page = reader.get("queue?q=" + f.queue.name());
+            assertEquals(200, page.statusCode());
+            assertTrue(page.body().contains("d-003"));
+            assertFalse(page.body().contains("<form"), "a reader is offered no action");
+            // a reader holding an operator's token still cannot act: the token is the operator's, and reading is all
+            String operatorToken = new Client(f.base(), "operator").token(f.queue.name());
+            for (Map<String, String> action : List.of(
+                    form("op", "requeue", "q", f.queue.name(), "id", "sd-003"),
+                    form("op", "requeue-all", "q", f.queue.name(), "n", "10"),
+                    form("op", "resolve", "q", f.queue.name(), "id", "su-1", "verdict", "not-sent", "evidence", "x"))) {
+                action.put("confirm", "yes");
+                action.put("csrf", operatorToken);
+                HttpResponse<String> r = reader.post("action", action);
+                assertEquals(403, r.statusCode(), action.toString());
+            }
+            assertEquals(Sync.FAILED, f.state("d-003"));
+            assertEquals(Sync.UNKNOWN, f.state("u-1"));
+            assertTrue(audited.isEmpty());
+        }
+
+        @Test
+        void aReadOnlyConsoleRefusesOperatorsToo() throws Exception {
+            open(false, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            HttpResponse<String> page = operator.get("queue?q=" + f.queue.name());
+            assertEquals(200, page.statusCode());
+            assertFalse(page.body().contains("<form"));
+            HttpResponse<String> r = operator.post(
+                    "action", form("op", "requeue", "q", f.queue.name(), "id", "sd-003", "confirm", "yes"));
+            assertEquals(403, r.statusCode());
+            assertEquals(Sync.FAILED, f.state("d-003"));
+        }
+
+        @Test
+        void anActionWithoutTheSessionsCsrfTokenIsRefused() throws Exception {
+            open(true, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            String token = operator.token(f.queue.name());
+            Map<String, String> requeue = form("op", "requeue", "q", f.queue.name(), "id", "sd-003", "confirm", "yes");
+            assertEquals(403, operator.post("action", requeue).statusCode(), "no token");
+            requeue.put("csrf", "");
+            assertEquals(403, operator.post("action", requeue).statusCode(), "empty token");
+            requeue.put("csrf", token.substring(1) + "A");
+            assertEquals(403, operator.post("action", requeue).statusCode(), "wrong token");
+            // the right token from another session (another cookie jar) is refused: tokens belong to one session
+            Client other = new Client(f.base(), "operator");
+            other.get("");
+            requeue.put("csrf", token);
+            assertEquals(403, other.post("action", requeue).statusCode(), "another session's token");
+            // and a GET never acts
+            assertEquals(
+                    405,
+                    operator.get("action?op=requeue&q=" + f.queue.name() + "&id=sd-003&csrf=" + token + "&confirm=yes")
+                            .statusCode());
+            assertEquals(Sync.FAILED, f.state("d-003"));
+            assertTrue(audited.isEmpty());
+            // the same request with the session's token works
+            HttpResponse<String> ok = operator.post("action", requeue);
+            assertEquals(200, ok.statusCode());
+            assertTrue(result(ok.body()).startsWith("Applied"), ok.body());
+        }
+
+        @Test
+        void hostileErrorTextsIdsAndEvidenceRenderInert() throws Exception {
+            open(true, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            HttpResponse<String> page = operator.get("queue?q=" + f.queue.name());
+            String body = page.body();
+            assertEquals(200, page.statusCode());
+            assertFalse(body.contains("<script"), "raw script tag on the page");
+            assertFalse(body.contains("<img"), "raw img tag on the page");
+            assertFalse(body.contains("<b>payload"), "raw payload markup on the page");
+            assertTrue(
+                    body.contains("&lt;script&gt;alert(&quot;boom&quot;)&lt;/script&gt;"),
+                    "the error is shown escaped");
+            assertTrue(
+                    body.contains("&lt;script&gt;alert(&#39;id&#39;)&lt;/script&gt;&quot;x"),
+                    "the id is shown escaped");
+            assertFalse(body.contains(ConsoleFixture.LONG_ERROR), "a long error is cut");
+            assertTrue(body.contains("(990 characters)"));
+            assertTrue(page.headers()
+                    .firstValue("Content-Security-Policy")
+                    .orElseThrow()
+                    .contains("default-src 'none'"));
+            assertEquals(
+                    "nosniff",
+                    page.headers().firstValue("X-Content-Type-Options").orElseThrow());
+
+            // the hostile id round-trips through the form and is requeued; the confirmation and result pages escape it
+            String token = operator.token(f.queue.name());
+            Map<String, String> requeue =
+                    form("op", "requeue", "q", f.queue.name(), "id", "s" + ConsoleFixture.HOSTILE_ID, "csrf", token);
+            HttpResponse<String> confirm = operator.post("action", requeue);
+            assertEquals(200, confirm.statusCode());
+            assertFalse(confirm.body().contains("<script"), confirm.body());
+            requeue.put("confirm", "yes");
+            HttpResponse<String> done = operator.post("action", requeue);
+            assertFalse(done.body().contains("<script"), done.body());
+            assertTrue(result(done.body()).startsWith("Applied"));
+            assertEquals(Sync.PENDING, f.state(ConsoleFixture.HOSTILE_ID));
+
+            // hostile, long evidence: echoed escaped on the confirmation page, kept verbatim in the audit entry
+            String evidence = "<script>steal()</script>\" onmouseover=\"x' " + "z".repeat(1500);
+            Map<String, String> resolve = form(
+                    "op",
+                    "resolve",
+                    "q",
+                    f.queue.name(),
+                    "id",
+                    "su-2",
+                    "verdict",
+                    "dead",
+                    "evidence",
+                    evidence,
+                    "csrf",
+                    token);
+            HttpResponse<String> c2 = operator.post("action", resolve);
+            assertFalse(c2.body().contains("<script"), c2.body());
+            assertFalse(c2.body().contains("\" onmouseover=\"x"), "an attribute was broken out of");
+            resolve.put("confirm", "yes");
+            HttpResponse<String> d2 = operator.post("action", resolve);
+            assertFalse(d2.body().contains("<script"), d2.body());
+            assertEquals(Sync.FAILED, f.state("u-2"));
+            assertEquals(evidence, audited.get(audited.size() - 1).evidence());
+            HttpResponse<String> overview = operator.get("");
+            assertFalse(overview.body().contains("<script"), "the audit table escapes the evidence");
+            // too long evidence is refused with a fixed sentence
+            resolve.put("evidence", "y".repeat(2001));
+            resolve.put("id", "su-1");
+            assertEquals(400, operator.post("action", resolve).statusCode());
+            assertEquals(Sync.UNKNOWN, f.state("u-1"));
+        }
+
+        @Test
+        void requeueOneGoesThroughAConfirmationAndAppliesOnce() throws Exception {
+            open(true, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            String token = operator.token(f.queue.name());
+            Map<String, String> requeue = form("op", "requeue", "q", f.queue.name(), "id", "sd-003", "csrf", token);
+            HttpResponse<String> confirm = operator.post("action", requeue);
+            assertEquals(200, confirm.statusCode());
+            assertTrue(confirm.body().contains("Requeue dead row d-003"), confirm.body());
+            assertEquals(Sync.FAILED, f.state("d-003"), "nothing moves before the confirmation");
+            assertTrue(audited.isEmpty());
+            requeue.put("confirm", "yes");
+            assertTrue(result(operator.post("action", requeue).body()).startsWith("Applied"));
+            assertTrue(result(operator.post("action", requeue).body()).startsWith("AlreadyInTarget"));
+            assertEquals(Sync.PENDING, f.state("d-003"));
+            assertEquals(2, audited.size());
+            ConsoleAction a = audited.get(0);
+            assertEquals("alice-operator", a.principal());
+            assertEquals("requeue", a.action());
+            assertEquals("d-003", a.target());
+            assertTrue(a.result().startsWith("Applied"));
+            // the page's numbers were measured again after the action
+            assertEquals(f.counts().get(Sync.FAILED), f.console.recentActions().isEmpty() ? -1 : deadOnPage(operator));
+        }
+
+        private long deadOnPage(Client c) throws Exception {
+            Matcher m =
+                    Pattern.compile("data-k=\"dead\">(\\d+)<").matcher(c.get("").body());
+            assertTrue(m.find());
+            return Long.parseLong(m.group(1));
+        }
+
+        @Test
+        void concurrentRequeuesOfOneRowGiveOneApplied() throws Exception {
+            open(true, 50, 4);
+            List<Client> operators = List.of(
+                    new Client(f.base(), "operator"),
+                    new Client(f.base(), "operator"),
+                    new Client(f.base(), "operator"),
+                    new Client(f.base(), "operator"));
+            List<Map<String, String>> forms = new ArrayList<>();
+            for (Client c : operators) {
+                forms.add(form(
+                        "op",
+                        "requeue",
+                        "q",
+                        f.queue.name(),
+                        "id",
+                        "sd-004",
+                        "csrf",
+                        c.token(f.queue.name()),
+                        "confirm",
+                        "yes"));
+            }
+            List<Thread> threads = new ArrayList<>();
+            List<String> results = java.util.Collections.synchronizedList(new ArrayList<>());
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < operators.size(); i++) {
+                Client c = operators.get(i);
+                Map<String, String> fm = forms.get(i);
+                Thread th = new Thread(() -> {
+                    try {
+                        go.await();
+                        results.add(result(c.post("action", fm).body()));
+                    } catch (Exception e) {
+                        results.add("error " + e);
+                    }
+                });
+                th.start();
+                threads.add(th);
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertEquals(
+                    1, results.stream().filter(r -> r.startsWith("Applied")).count(), results.toString());
+            assertEquals(
+                    3,
+                    results.stream()
+                            .filter(r -> r.startsWith("AlreadyInTarget"))
+                            .count(),
+                    results.toString());
+            assertEquals(Sync.PENDING, f.state("d-004"));
+        }
+
+        @Test
+        void requeueManyIsBounded() throws Exception {
+            open(true, 50, 12);
+            Client operator = new Client(f.base(), "operator");
+            String token = operator.token(f.queue.name());
+            for (String n : List.of("0", "-1", "101", "x", "99999999999")) {
+                assertEquals(
+                        400,
+                        operator.post(
+                                        "action",
+                                        form(
+                                                "op",
+                                                "requeue-all",
+                                                "q",
+                                                f.queue.name(),
+                                                "n",
+                                                n,
+                                                "csrf",
+                                                token,
+                                                "confirm",
+                                                "yes"))
+                                .statusCode(),
+                        n);
+            }
+            long before = f.counts().get(Sync.FAILED);
+            HttpResponse<String> r = operator.post(
+                    "action",
+                    form("op", "requeue-all", "q", f.queue.name(), "n", "5", "csrf", token, "confirm", "yes"));
+            assertEquals("5 rows requeued", result(r.body()));
+            assertEquals(before - 5, f.counts().get(Sync.FAILED));
+            assertEquals("up to 5", audited.get(0).target());
+        }
+
+        @Test
+        void resolvingAnUnknownSendNeedsEvidenceAndIsAudited() throws Exception {
+            open(true, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            String token = operator.token(f.queue.name());
+            Map<String, String> resolve = form(
+                    "op",
+                    "resolve",
+                    "q",
+                    f.queue.name(),
+                    "id",
+                    "su-1",
+                    "verdict",
+                    "sent:COMPLETED",
+                    "evidence",
+                    " ",
+                    "csrf",
+                    token,
+                    "confirm",
+                    "yes");
+            assertEquals(400, operator.post("action", resolve).statusCode(), "blank evidence");
+            resolve.put("verdict", "sent:FAILED");
+            resolve.put("evidence", "x");
+            assertEquals(400, operator.post("action", resolve).statusCode(), "not a completion state");
+            resolve.put("verdict", "sent:COMPLETED");
+            resolve.put("evidence", "receiver ticket 4711 shows the payment");
+            assertEquals(
+                    "Done (COMPLETED)", result(operator.post("action", resolve).body()));
+            assertEquals(Sync.COMPLETED, f.state("u-1"));
+            ConsoleAction a = audited.get(0);
+            assertEquals("alice-operator", a.principal());
+            assertEquals("resolve", a.action());
+            assertEquals("receiver ticket 4711 shows the payment", a.evidence());
+            assertTrue(
+                    operator.get("").body().contains("receiver ticket 4711 shows the payment"),
+                    "listed as a recent action");
+            resolve.put("id", "su-2");
+            resolve.put("verdict", "not-sent");
+            assertTrue(result(operator.post("action", resolve).body()).startsWith("Done (PENDING)"));
+            assertEquals(Sync.PENDING, f.state("u-2"));
+        }
+
+        @Test
+        void deadLettersArePagedByKey() throws Exception {
+            f = new ConsoleFixture(database(), true, 5, b -> {});
+            f.seed(14); // 14 dead rows: pages of 5, 5, 4
+            Client reader = new Client(f.base(), "reader");
+            List<String> seen = new ArrayList<>();
+            String path = "queue?q=" + f.queue.name();
+            int pages = 0;
+            while (path != null) {
+                String body = reader.get(path).body();
+                pages++;
+                Matcher rows = Pattern.compile("<table id=\"dead\">.*?</table>", Pattern.DOTALL)
+                        .matcher(body);
+                assertTrue(rows.find());
+                Matcher ids = Pattern.compile("<tr data-id=\"([^\"]+)\"").matcher(rows.group());
+                while (ids.find()) {
+                    seen.add(ids.group(1));
+                }
+                Matcher next =
+                        Pattern.compile("data-page=\"dead\" href=\"([^\"]+)\"").matcher(body);
+                path = next.find() ? next.group(1).replace("&amp;", "&") : null;
+            }
+            assertEquals(3, pages);
+            assertEquals(14, seen.size());
+            assertEquals(14, new java.util.HashSet<>(seen).size());
+            assertEquals(
+                    400, reader.get("queue?q=" + f.queue.name() + "&dead=zzz").statusCode());
+            assertEquals(400, reader.get("queue?q=no-such-queue").statusCode());
+        }
+
+        @Test
+        void theOverviewShowsTheDatabasesCounts() throws Exception {
+            open(true, 50, 6);
+            f.console.sample();
+            String body = new Client(f.base(), "reader").get("").body();
+            Map<Sync, Long> db = f.counts();
+            assertEquals(db.get(Sync.FAILED), number(body, "dead"));
+            assertEquals(db.get(Sync.UNKNOWN), number(body, "unknown"));
+            assertEquals(db.get(Sync.PENDING), number(body, "eligible") + number(body, "waiting"));
+            assertEquals(db.get(Sync.PROCESSING), number(body, "in-flight") + number(body, "expired"));
+        }
+
+        private long number(String body, String key) {
+            Matcher m = Pattern.compile("data-k=\"" + key + "\">(\\d+)<").matcher(body);
+            assertTrue(m.find(), key);
+            return Long.parseLong(m.group(1));
+        }
+
+        @Test
+        void pauseStopsTheWorkersClaimsAndResumeRestartsThem() throws Exception {
+            AtomicInteger handled = new AtomicInteger();
+            f = new ConsoleFixture(database(), true, 50, b -> {});
+            Worker worker = f.baton
+                    .worker(f.queue)
+                    .pollInterval(java.time.Duration.ofMillis(20), java.time.Duration.ofMillis(50))
+                    .handle(row -> {
+                        handled.incrementAndGet();
+                        return Outcome.complete(Sync.COMPLETED);
+                    })
+                    .start();
+            try (BatonConsole console = BatonConsole.builder()
+                    .worker(worker)
+                    .authenticator(ConsoleFixture::authenticate)
+                    .operate(true)
+                    .audit(audited::add)
+                    .build()) {
+                com.sun.net.httpserver.HttpServer s = com.sun.net.httpserver.HttpServer.create(
+                        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+                s.createContext("/c/", console.httpHandler());
+                s.start();
+                try {
+                    Client operator =
+                            new Client("http://127.0.0.1:" + s.getAddress().getPort() + "/c/", "operator");
+                    String token = operator.token(f.queue.name());
+                    HttpResponse<String> r = operator.post(
+                            "action", form("op", "pause", "q", f.queue.name(), "csrf", token, "confirm", "yes"));
+                    assertEquals("paused", result(r.body()));
+                    assertTrue(worker.isPaused());
+                    assertTrue(operator.get("").body().contains("1 paused"));
+                    f.insert("late-1", Sync.PENDING, 0, null, "x");
+                    Thread.sleep(400); // 20 polls' worth: a running worker would have claimed it
+                    assertEquals(0, handled.get());
+                    assertEquals(Sync.PENDING, f.state("late-1"));
+                    r = operator.post(
+                            "action", form("op", "resume", "q", f.queue.name(), "csrf", token, "confirm", "yes"));
+                    assertEquals("resumed", result(r.body()));
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (f.state("late-1") != Sync.COMPLETED && System.nanoTime() < deadline) {
+                        Thread.sleep(20);
+                    }
+                    assertEquals(Sync.COMPLETED, f.state("late-1"));
+                    assertEquals(
+                            List.of("pause", "resume"),
+                            audited.stream().map(ConsoleAction::action).toList());
+                } finally {
+                    s.stop(0);
+                }
+            } finally {
+                worker.close();
+            }
+        }
+
+        @Test
+        void withoutAnAuthenticatorTheConsoleRefusesToStart() {
+            ConfigurationException e = assertThrows(ConfigurationException.class, () -> BatonConsole.builder()
+                    .queue(ConsoleFixture.queue(dev.baton.Baton.using(database().dataSource()), "cs_never_created"))
+                    .operate(true)
+                    .build());
+            assertNotNull(e.getMessage());
+            assertTrue(e.getMessage().contains("authenticator"), e.getMessage());
+        }
+    }
+}

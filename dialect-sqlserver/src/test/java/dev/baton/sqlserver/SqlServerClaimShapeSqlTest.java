@@ -1,0 +1,91 @@
+package dev.baton.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.alibaba.druid.DbType;
+import com.alibaba.druid.sql.SQLUtils;
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.spi.ExclusiveLock;
+import dev.baton.testkit.compat.Sync;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 21 capabilities 1 to 3 on SQL Server, which cannot run here: the claim of a queue with a per-key limit, fairness
+ * and a priority, its index and its lock are pinned by exact text and parsed as T-SQL. The shared suite
+ * ({@code AbstractClaimShapeCompatibilityTest}) runs them for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
+ */
+class SqlServerClaimShapeSqlTest {
+    private static final String GUARD =
+            "[sync_status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?";
+    private final Baton baton = Baton.builder(new SqlServerSqlTest.NoConnections())
+            .dialect(new SqlServerDialect())
+            .build();
+
+    private dev.baton.ClaimQueueBuilder<Sync> jobs() {
+        return baton.<Sync>queue("jobs")
+                .table("jobs")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .lease(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void aPriorityComesBeforeTheOrderInTheClaimAndItsIndex() {
+        ClaimQueue<Sync> q = jobs().priority("prio").build();
+        String sql = q.claimSql(50).get(0);
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (50) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE " + GUARD
+                        + " ORDER BY [sync_status], [prio] DESC, [id]) UPDATE baton_claim SET [sync_status] = ?,"
+                        + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"
+                        + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
+                        + " deleted.[sync_status], deleted.[prio], deleted.[id] WHERE " + GUARD,
+                sql);
+        SqlServerSqlTest.parse(sql);
+        assertEquals(
+                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [prio] DESC, [id])", q.suggestedIndex());
+    }
+
+    @Test
+    void fairnessAndAPerKeyLimitRankCandidatesBeforeThePick() {
+        ClaimQueue<Sync> q = jobs().fairAcross("tenant")
+                .concurrencyPerKey("acct", 3)
+                .priority("prio")
+                .build();
+        String sql = q.claimSql(50).get(0);
+        String order = "[sync_status], [prio] DESC, [id]";
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                        + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id,"
+                        + " ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ") AS baton_rank,"
+                        + " [acct] AS baton_key, ROW_NUMBER() OVER (PARTITION BY [acct] ORDER BY " + order
+                        + ") AS baton_in_key FROM [jobs] WHERE " + GUARD + ") baton_ranked LEFT JOIN (SELECT [acct] AS"
+                        + " baton_key, COUNT(*) AS baton_held FROM [jobs] WHERE [sync_status] = 1 GROUP BY [acct])"
+                        + " baton_holding ON baton_holding.baton_key = baton_ranked.baton_key WHERE"
+                        + " baton_ranked.baton_rank <= 200 AND (baton_ranked.baton_key IS NULL OR"
+                        + " baton_ranked.baton_in_key + COALESCE(baton_holding.baton_held, 0) <= 3)) baton_candidate"
+                        + " ON baton_candidate.baton_id"
+                        + " = [jobs].[id] WHERE " + GUARD + " ORDER BY [sync_status], [prio] DESC,"
+                        + " baton_candidate.baton_rank, [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
+                        + " DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts]"
+                        + " + 1 OUTPUT inserted.[id], inserted.[attempts], deleted.[sync_status], deleted.[prio],"
+                        + " deleted.[id] WHERE " + GUARD,
+                sql);
+        SqlServerSqlTest.parse(sql);
+    }
+
+    @Test
+    void theClaimLockIsAnApplicationLockOwnedByTheTransaction() {
+        ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L);
+        assertEquals(
+                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'baton_claim_000000000000002a',"
+                        + " @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
+                        + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
+                lock.acquire());
+        assertEquals(
+                3, SQLUtils.parseStatements(lock.acquire(), DbType.sqlserver).size(), lock.acquire());
+        assertNull(lock.releaseAfterEnd(), "the end of the transaction releases it");
+    }
+}

@@ -1,0 +1,64 @@
+package dev.baton.examples.docs;
+
+import dev.baton.Baton;
+import dev.baton.ClaimQueue;
+import dev.baton.Outcome;
+import dev.baton.Worker;
+import dev.baton.examples.payment.SyncStatus;
+
+/**
+ * Snippets of the guide's sections on shaped claims (issue 21): a per-key limit, fairness across tenants and
+ * priorities. Compiled here so that they cannot rot (see {@link DocsGenerator}).
+ */
+final class ClaimShapeSnippets {
+    private ClaimShapeSnippets() {}
+
+    static ClaimQueue<SyncStatus> perKeyLimit(Baton baton) {
+        // tag::per-key-limit[]
+        ClaimQueue<SyncStatus> queue = baton.<SyncStatus>queue("customer-sync")
+                .table("orders")
+                .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)
+                .deadState(SyncStatus.FAILED)
+                .concurrencyPerKey("customer_id", 2) // at most 2 rows of one customer held at once
+                .build();
+        // end::per-key-limit[]
+        return queue;
+    }
+
+    static ClaimQueue<SyncStatus> fairAcrossTenants(Baton baton) {
+        // tag::fair-across[]
+        ClaimQueue<SyncStatus> queue = baton.<SyncStatus>queue("tenant-sync")
+                .table("orders")
+                .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)
+                .deadState(SyncStatus.FAILED)
+                .fairAcross("tenant_id") // each claim takes tenants' rows round-robin
+                .build();
+        // end::fair-across[]
+        return queue;
+    }
+
+    static ClaimQueue<SyncStatus> priorities(Baton baton) {
+        // tag::priority[]
+        ClaimQueue<SyncStatus> queue = baton.<SyncStatus>queue("priority-sync")
+                .table("orders")
+                .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)
+                .deadState(SyncStatus.FAILED)
+                .priority("priority") // higher first; FIFO (id order) within a priority
+                .build();
+        String index = queue.suggestedIndex(); // on PostgreSQL: (priority DESC, id) WHERE sync_status IN (0, 1)
+        queue.verify(); // refuses the table until an index serves the claim order
+        // end::priority[]
+        return index.isEmpty() ? null : queue;
+    }
+
+    static Worker shapedWorker(Baton baton, ClaimQueue<SyncStatus> queue) {
+        // tag::shaped-worker[]
+        Worker worker = baton.worker(queue) // a queue with fairAcross, priority or concurrencyPerKey
+                .batchSize(20)
+                .concurrency(8) // each claim already obeys the queue's limit and order
+                .handle(row -> Outcome.complete(SyncStatus.COMPLETED))
+                .start();
+        // end::shaped-worker[]
+        return worker;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.baton.spring.boot.console;
+
+import dev.baton.ConfigurationException;
+import dev.baton.console.BatonConsole;
+import dev.baton.console.ConsoleAuthenticator;
+import dev.baton.spring.boot.BatonAutoConfiguration;
+import dev.baton.spring.boot.BatonQueues;
+import dev.baton.spring.boot.BatonWorkers;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The operations console ({@code baton-console}) as a servlet under {@code baton.console.path}, when
+ * {@code baton.console.enabled=true} in a servlet web application. Users and roles come from a
+ * {@link ConsoleAuthenticator} bean if there is one, else from the servlet request ({@code getUserPrincipal},
+ * {@code isUserInRole}), which Spring Security fills; in operate mode one of the two must be there, or the context
+ * does not start.
+ */
+@AutoConfiguration(after = BatonAutoConfiguration.class)
+@ConditionalOnClass({BatonConsole.class, ServletRegistrationBean.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnProperty(name = "baton.console.enabled", havingValue = "true")
+@ConditionalOnBean(BatonQueues.class)
+@EnableConfigurationProperties(BatonConsoleProperties.class)
+public class BatonConsoleAutoConfiguration {
+    static final String SPRING_SECURITY = "org.springframework.security.core.context.SecurityContextHolder";
+
+    /** For Spring. */
+    public BatonConsoleAutoConfiguration() {}
+
+    /**
+     * The console over the context's queues and outboxes, pausing the context's workers.
+     *
+     * @param properties {@code baton.console.*}
+     * @param queues the queues
+     * @param workers the workers
+     * @param authenticators a {@link ConsoleAuthenticator} bean, if any
+     * @return the console
+     * @throws ConfigurationException in operate mode with neither an authenticator bean nor Spring Security
+     */
+    @Bean(destroyMethod = "close")
+    public BatonConsole batonConsole(
+            BatonConsoleProperties properties,
+            BatonQueues queues,
+            BatonWorkers workers,
+            ObjectProvider<ConsoleAuthenticator> authenticators) {
+        ConsoleAuthenticator auth = authenticators.getIfUnique();
+        if (auth == null) {
+            if (properties.operate()
+                    && !ClassUtils.isPresent(SPRING_SECURITY, getClass().getClassLoader())) {
+                throw new ConfigurationException("baton.console.operate=true needs Spring Security or a"
+                        + " ConsoleAuthenticator bean: without one the console cannot tell who may requeue rows and"
+                        + " resolve sends");
+            }
+            auth = new ServletAuthenticator(properties.readRole(), properties.operateRole());
+        }
+        BatonConsole.Builder b = BatonConsole.builder()
+                .authenticator(auth)
+                .operate(properties.operate())
+                .workers(() -> workers.running().values());
+        queues.queues().values().forEach(b::queue);
+        return b.build();
+    }
+
+    /**
+     * The servlet at {@code baton.console.path}.
+     *
+     * @param console the console
+     * @param properties {@code baton.console.*}
+     * @return the registration
+     */
+    @Bean
+    public ServletRegistrationBean<?> batonConsoleServlet(BatonConsole console, BatonConsoleProperties properties) {
+        String path = properties.path().endsWith("/")
+                ? properties.path().substring(0, properties.path().length() - 1)
+                : properties.path();
+        if (!path.startsWith("/") || path.length() < 2 || path.contains("*")) {
+            throw new ConfigurationException(
+                    "baton.console.path must be a path like /baton-console, was '" + properties.path() + "'");
+        }
+        ServletRegistrationBean<ConsoleServlet> r =
+                new ServletRegistrationBean<>(new ConsoleServlet(console), path + "/*");
+        r.setName("batonConsole");
+        return r;
+    }
+}

@@ -1,0 +1,5 @@
+/** The operations console in a Spring Boot servlet application. */
+@NullMarked
+package dev.baton.spring.boot.console;
+
+import org.jspecify.annotations.NullMarked;
