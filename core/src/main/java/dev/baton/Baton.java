@@ -221,6 +221,7 @@ public final class Baton {
         private String receiptsTable = OwnTable.RECEIPTS.defaultName();
         private boolean crossProcessWakeups = true;
         private String wakeupChannel = Wakeups.DEFAULT_CHANNEL;
+        private DataSource reader;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -239,6 +240,19 @@ public final class Baton {
          */
         public Builder transientRetry(RetryPolicy policy) {
             this.transientRetry = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * A data source for inspection only: {@link ClaimQueue#health()} (and the gauges built on it) and the counts
+         * and lists of the admin views ({@link ClaimQueue#deadLetters()}: {@code list}, {@code count}) read there,
+         * for example from a streaming standby,
+         * so that dashboards do not load the writer. Decisions (claims, transitions, guards, completions, sweeps,
+         * requeues) never run on it, and the send durability detail of {@code health()} is read on the writer. Its
+         * answers may lag the writer by the replication delay. Default: none (inspection reads the main data source).
+         */
+        public Builder reader(DataSource reader) {
+            this.reader = Objects.requireNonNull(reader, "reader");
             return this;
         }
 
@@ -327,7 +341,8 @@ public final class Baton {
                     interceptors,
                     receiptsTable,
                     crossProcessWakeups,
-                    wakeupChannel));
+                    wakeupChannel,
+                    reader));
         }
     }
 }

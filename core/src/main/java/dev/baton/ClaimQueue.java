@@ -353,6 +353,11 @@ public final class ClaimQueue<S extends Enum<S>> {
         return sweeps.takeWorkerTurn(minGapNanos);
     }
 
+    /** Whether a SENDING mark must be durable on a standby before the send ({@link ClaimQueueBuilder#sendDurability}). */
+    public SendDurability sendDurability() {
+        return shape.def.sendDurability();
+    }
+
     /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */
     public Duration sendTimeout() {
         return shape.sendTimeout;

@@ -60,6 +60,10 @@ public final class Engine {
     private static final Duration RECEIPT_RETENTION = Duration.ofHours(1);
 
     private final DataSource dataSource;
+    /** A reader's engine: it never asks whether its server takes writes (a standby never does). */
+    private final boolean readsOnly;
+
+    private final Engine reader;
     private final Dialect dialect;
     private final RetryPolicy transientRetry;
     private final List<BatonListener> listeners;
@@ -114,12 +118,14 @@ public final class Engine {
                 interceptors,
                 receiptsTable,
                 true,
-                Wakeups.DEFAULT_CHANNEL);
+                Wakeups.DEFAULT_CHANNEL,
+                null);
     }
 
     /**
      * As the constructor above, with the wake-ups across processes on or off and their channel (a validated
-     * identifier).
+     * identifier), and a reader for inspection ({@link #reader()}): health, gauges and dead-letter lists may run
+     * there; decisions never do. Null: inspection runs on {@code dataSource}.
      */
     public Engine(
             DataSource dataSource,
@@ -130,8 +136,51 @@ public final class Engine {
             List<BatonInterceptor> interceptors,
             String receiptsTable,
             boolean crossProcessWakeups,
-            String wakeupChannel) {
-        this.wakeups = new Wakeups(dataSource, dialect, hosts, crossProcessWakeups, wakeupChannel);
+            String wakeupChannel,
+            @Nullable DataSource readerDataSource) {
+        this(
+                dataSource,
+                dialect,
+                transientRetry,
+                listeners,
+                hosts,
+                interceptors,
+                receiptsTable,
+                crossProcessWakeups,
+                wakeupChannel,
+                readerDataSource,
+                false);
+    }
+
+    private Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable,
+            boolean crossProcessWakeups,
+            String wakeupChannel,
+            @Nullable DataSource readerDataSource,
+            boolean readsOnly) {
+        // a reader engine only inspects: it wakes nobody and listens to nothing
+        this.wakeups = new Wakeups(dataSource, dialect, hosts, crossProcessWakeups && !readsOnly, wakeupChannel);
+        this.readsOnly = readsOnly;
+        this.reader = readerDataSource == null
+                ? this
+                : new Engine(
+                        readerDataSource,
+                        dialect,
+                        transientRetry,
+                        List.of(),
+                        HostTransactions.NONE,
+                        List.of(),
+                        receiptsTable,
+                        false,
+                        wakeupChannel,
+                        null,
+                        true);
         this.receiptsTable = receiptsTable;
         this.receipts = new ReceiptStatements(dialect, receiptsTable);
         this.dataSource = dataSource;
@@ -140,6 +189,14 @@ public final class Engine {
         this.listeners = List.copyOf(listeners);
         this.hosts = hosts;
         this.interceptors = List.copyOf(interceptors);
+    }
+
+    /**
+     * Where inspection reads (health, gauges, dead-letter lists): the reader data source given to the builder, or this
+     * engine. A reader may be a standby that lags the writer; nothing Baton decides with is read there.
+     */
+    public Engine reader() {
+        return reader;
     }
 
     /** The interceptors, outermost first. */
@@ -421,7 +478,7 @@ public final class Engine {
      */
     private Connection borrow(boolean afterFailover) throws SQLException {
         Connection c = dataSource.getConnection();
-        if (!afterFailover) {
+        if (!afterFailover || readsOnly) {
             return c;
         }
         for (int evicted = 0; evicted < MAX_READ_ONLY_EVICTIONS; evicted++) {

@@ -54,7 +54,7 @@ public final class AdminPages {
         checkCount(limit, shape.name);
         String sql = "SELECT COUNT(*) FROM ("
                 + shape.dialect.sql().firstRows("SELECT 1 AS baton_one " + fromWhere, limit) + ") baton_counted";
-        return shape.engine.autocommit(operation, c -> {
+        return shape.engine.reader().autocommit(operation, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, binds);
                 try (ResultSet rs = ps.executeQuery()) {

@@ -95,7 +95,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
         List<String> select = shape.def.select();
-        return shape.engine.autocommit("list dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, binds);

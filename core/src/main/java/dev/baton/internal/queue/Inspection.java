@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.Condition;
 import dev.baton.QueueHealth;
 import dev.baton.SchemaMismatchException;
+import dev.baton.SendDurability;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.TableDdl;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What the queue reports about its table: health (one query, database clock), verify (columns, unique id and, where
@@ -66,7 +68,7 @@ public final class Inspection<S extends Enum<S>> {
         if (ageColumn != null) {
             b.addAll(eligibleNow.binds());
         }
-        return shape.engine.autocommit("measure queue '" + shape.name + "'", c -> {
+        QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, b);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -89,6 +91,45 @@ public final class Inspection<S extends Enum<S>> {
                 }
             }
         });
+        if (shape.def.sendDurability() == SendDurability.OFF) {
+            return counted;
+        }
+        // the standbys are the writer's: asked there even when the counts came from a reader
+        OptionalInt standbys =
+                shape.engine.autocommit("read the standbys of queue '" + shape.name + "'", c -> d.diagnostics()
+                        .failoverStandbys(c));
+        QueueHealth h = counted;
+        return new QueueHealth(
+                h.eligible(),
+                h.waiting(),
+                h.inFlight(),
+                h.expiredLeases(),
+                h.dead(),
+                h.unknown(),
+                h.oldestEligibleAge(),
+                standbys.orElse(-1),
+                durabilityProblem(standbys).orElse(null));
+    }
+
+    /**
+     * Why the queue's SENDING marks cannot be durable on a standby now, for a queue whose policy is not {@code OFF}:
+     * no standby a failover could promote, or none the database (or its user) reports.
+     */
+    private Optional<String> durabilityProblem(OptionalInt standbys) {
+        SendDurability policy = shape.def.sendDurability();
+        String effect = policy == SendDurability.REQUIRE
+                ? "every send is refused (sendDurability REQUIRE)"
+                : "every send waits " + shape.def.sendDurabilityWait().toMillis() + " ms, then goes out (sendDurability"
+                        + " WARN)";
+        if (standbys.isEmpty()) {
+            return Optional.of("queue '" + shape.name + "': the database does not report its standbys' progress to this"
+                    + " user (PostgreSQL: GRANT pg_monitor), so no SENDING mark is known durable: " + effect);
+        }
+        if (standbys.getAsInt() == 0) {
+            return Optional.of("queue '" + shape.name + "': no standby streams from the writer, so no SENDING mark can"
+                    + " be durable on a failover target: " + effect);
+        }
+        return Optional.empty();
     }
 
     /** The names, each checked as a plain identifier (before any SQL). */
@@ -129,6 +170,11 @@ public final class Inspection<S extends Enum<S>> {
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
+            }
+            if (shape.def.sendDurability() == SendDurability.REQUIRE) {
+                // the precondition must be able to hold, or no send ever starts
+                durabilityProblem(d.diagnostics().failoverStandbys(c))
+                        .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
             }
             check.throwIfProblems();
             return null;
