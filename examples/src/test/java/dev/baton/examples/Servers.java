@@ -21,4 +21,13 @@ public final class Servers {
                 TestServer.MARIADB_EMBEDDED);
     }
     // end::servers[]
+
+    /**
+     * One server of each product, the embedded PostgreSQL and MariaDB (there on every machine): for the example
+     * programs, which show the API's use rather than a server version's behaviour (the dialects' suites run every
+     * version), and take seconds each.
+     */
+    public static Stream<TestServer> oneOfEach() {
+        return Stream.of(TestServer.POSTGRES_EMBEDDED, TestServer.MARIADB_EMBEDDED);
+    }
 }

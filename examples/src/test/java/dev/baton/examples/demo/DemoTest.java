@@ -24,7 +24,7 @@ class DemoTest {
                     + " overwritten\\)|callbacks applied twice|orders left behind)\\s+([\\d,]+)\\s+([\\d,]+)$");
 
     @ParameterizedTest
-    @MethodSource("dev.baton.examples.Servers#all")
+    @MethodSource("dev.baton.examples.Servers#oneOfEach")
     void batonReadsZeroOnEveryDefect(Supplier<TestDatabase> server) {
         TestDatabase db = server.get();
         String report = run(args(db, "--orders", "300", "--workers", "3"));

@@ -29,9 +29,11 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Seed 000 on each server: the callback moves an order once, the timer job pushes each paid order once. */
+/**
+ * Seed 000 on one server of each product: the callback moves an order once, the timer job pushes each paid order once.
+ */
 @ParameterizedClass(name = "{0}")
-@MethodSource("dev.baton.examples.Servers#all")
+@MethodSource("dev.baton.examples.Servers#oneOfEach")
 class PaymentExampleTest {
     /** The server of this run. */
     @Parameter
