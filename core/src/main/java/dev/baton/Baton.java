@@ -4,6 +4,7 @@ import dev.baton.internal.Dialects;
 import dev.baton.internal.Engine;
 import dev.baton.internal.HostLookup;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.wake.Wakeups;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransactions;
 import dev.baton.spi.OwnTableDialect.OwnTable;
@@ -218,6 +219,9 @@ public final class Baton {
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
         private List<HostTransactions> hostTransactions;
         private String receiptsTable = OwnTable.RECEIPTS.defaultName();
+        private boolean crossProcessWakeups = true;
+        private String wakeupChannel = Wakeups.DEFAULT_CHANNEL;
+        private DataSource reader;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -236,6 +240,19 @@ public final class Baton {
          */
         public Builder transientRetry(RetryPolicy policy) {
             this.transientRetry = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * A data source for inspection only: {@link ClaimQueue#health()} (and the gauges built on it) and the counts
+         * and lists of the admin views ({@link ClaimQueue#deadLetters()}: {@code list}, {@code count}) read there,
+         * for example from a streaming standby,
+         * so that dashboards do not load the writer. Decisions (claims, transitions, guards, completions, sweeps,
+         * requeues) never run on it, and the send durability detail of {@code health()} is read on the writer. Its
+         * answers may lag the writer by the replication delay. Default: none (inspection reads the main data source).
+         */
+        public Builder reader(DataSource reader) {
+            this.reader = Objects.requireNonNull(reader, "reader");
             return this;
         }
 
@@ -279,6 +296,32 @@ public final class Baton {
         }
 
         /**
+         * Whether workers in other processes are woken by notifications where the database has them (PostgreSQL's
+         * {@code LISTEN}/{@code NOTIFY}). Default true. When on, every operation that makes rows claimable for a queue
+         * built in this JVM sends one {@code pg_notify} per queue in its transaction (one statement more), and an
+         * instance with running workers holds one connection of the data source to listen on. Off: no notification is
+         * sent or listened for; workers are still woken by commits in their own JVM, and poll. A data source behind
+         * PgBouncer in transaction mode delivers no notification: the listener finds that out at its start, warns and
+         * stops, and the workers poll; turn this off there, or give the workers' instance a direct data source.
+         */
+        public Builder crossProcessWakeups(boolean enabled) {
+            this.crossProcessWakeups = enabled;
+            return this;
+        }
+
+        /**
+         * The channel of the wake-up notifications (default {@code baton_wakeups}); instances that should wake each
+         * other use the same one.
+         *
+         * @throws InvalidIdentifierException if the name is not a plain identifier
+         */
+        public Builder wakeupChannel(String channel) {
+            Identifiers.check(Objects.requireNonNull(channel, "channel"));
+            this.wakeupChannel = channel;
+            return this;
+        }
+
+        /**
          * Builds the instance: unwraps the data source as the {@link HostTransactions} ask (e.g. Spring's
          * {@code TransactionAwareDataSourceProxy} to its target), then detects the dialect if none was set.
          *
@@ -288,7 +331,18 @@ public final class Baton {
             HostLookup hosts = HostLookup.of(hostTransactions != null ? hostTransactions : HostLookup.discovered());
             DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
             Dialect d = dialect != null ? dialect : Dialects.detect(target);
-            return new Baton(new Engine(target, d, transientRetry, listeners, hosts, interceptors, receiptsTable));
+            Identifiers.quote(d, wakeupChannel); // within the database's identifier length, before any SQL
+            return new Baton(new Engine(
+                    target,
+                    d,
+                    transientRetry,
+                    listeners,
+                    hosts,
+                    interceptors,
+                    receiptsTable,
+                    crossProcessWakeups,
+                    wakeupChannel,
+                    reader));
         }
     }
 }

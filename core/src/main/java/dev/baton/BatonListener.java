@@ -75,6 +75,20 @@ public interface BatonListener {
     /** Rows whose lease expired while sending were moved to the unknown state, awaiting reconciliation. */
     default void onUnknownSends(String queue, long rows) {}
 
+    /**
+     * The SENDING mark of row {@code id} was committed but no standby had it within the queue's wait ({@link
+     * ClaimQueueBuilder#sendDurability}): with {@link SendDurability#REQUIRE} the send was refused, with {@link
+     * SendDurability#WARN} it went out anyway. Not called for {@link SendDurability#OFF}, which never checks.
+     */
+    default void onSendNotDurable(String queue, Object id, SendDurability policy) {}
+
+    /**
+     * A claim from {@code queue} found a new writer (the database's epoch changed: a failover) and moved the rows whose
+     * SENDING marks were lost with the old writer to the unknown state: {@link EpochChange#lostMarks()} sends are in
+     * doubt and go to reconciliation. Called once per change, per queue and process, after the rows moved.
+     */
+    default void onEpochChange(EpochChange change) {}
+
     /** A worker loop caught an exception and carries on. */
     default void onWorkerError(String queue, Throwable error) {}
 

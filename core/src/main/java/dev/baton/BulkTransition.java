@@ -107,6 +107,9 @@ public final class BulkTransition<S extends Enum<S>> {
         Engine engine = table.engine();
         String operation = "bulk transition " + table.table() + " to " + target;
         Engine.Drained done = engine.drain(operation, statement, batchSize);
+        if (done.rows() > 0 || done.countInDoubt()) {
+            engine.wakeups().announce(engine.wakeups().queuesWokenBy(table.table(), table.stateColumn(), target));
+        }
         engine.fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
         return new BulkResult(done.rows(), done.batches(), done.countInDoubt());
     }

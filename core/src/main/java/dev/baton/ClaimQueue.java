@@ -71,6 +71,10 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.inspection = new Inspection<>(shape, claimer);
         this.deadLetters = new DeadLetters<>(shape.name, shape.engine, new DeadLetterStatements<>(shape), null);
         this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);
+        definition
+                .engine()
+                .wakeups()
+                .queueBuilt(name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
@@ -342,6 +346,11 @@ public final class ClaimQueue<S extends Enum<S>> {
     /** Whether a Worker of this queue sweeps now: see {@link Sweeps#takeWorkerTurn}. */
     boolean takeWorkerSweepTurn(long minGapNanos) {
         return sweeps.takeWorkerTurn(minGapNanos);
+    }
+
+    /** Whether a SENDING mark must be durable on a standby before the send ({@link ClaimQueueBuilder#sendDurability}). */
+    public SendDurability sendDurability() {
+        return shape.def.sendDurability();
     }
 
     /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */

@@ -20,10 +20,10 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Every read is bounded in its SQL: a page is 1..1000 rows, read by the id after the last one seen with the state
- * predicate (an index on the state and the id, or the one {@link ClaimQueue#suggestedIndex()} names when the queue's
- * order is the id, serves it), and a count stops at its limit; so a page costs the same with a million dead rows. Every
- * action is guarded by the dead state, and reported to the listeners ({@link BatonListener#onAdminAction}) with the
- * principal of {@link #as(String)}. Limits are checked before any SQL.
+ * predicate (an index on the state and the id serves it: the outbox's table has one; for a host table whose claim
+ * index has guard columns between them, add one), and a count stops at its limit; so a page costs about the same with a
+ * million dead rows. Every action is guarded by the dead state, and reported to the listeners ({@link
+ * BatonListener#onAdminAction}) with the principal of {@link #as(String)}. Limits are checked before any SQL.
  *
  * @param <S> the enum of states
  */

@@ -152,6 +152,9 @@ public final class Outbox {
     private final String table;
     private final Options options;
     private final ClaimQueue<Status> queue;
+    /** The queue an enqueue wakes: the outbox's own. */
+    private final List<String> wokenQueues;
+
     private final BlockedKeys<Status> keys;
     private final OutboxStatements statements;
     private final boolean utcWallClock;
@@ -175,6 +178,7 @@ public final class Outbox {
             b.orderedPerKey("msg_key");
         }
         this.queue = b.build();
+        this.wokenQueues = List.of(queue.name());
         this.keys = queue.blockedKeys();
         if (d.traits().failedStatementAbortsTransaction() && statements.noInsertIfAbsent()) {
             throw new UnsupportedDatabaseException("dialect " + d.name() + " aborts a transaction on a duplicate"
@@ -255,6 +259,9 @@ public final class Outbox {
                 c -> enqueue(c, message),
                 () -> engine.autocommit(
                         operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt)));
+        if (r instanceof EnqueueResult.Enqueued) {
+            engine.wakeups().wakeAfterCommit(wokenQueues);
+        }
         if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
             // at once, or after the host's transaction commits when the enqueue joined one (never on its rollback)
             engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
@@ -299,6 +306,12 @@ public final class Outbox {
                 c -> transitionThenEnqueue(c, transition, message, enqueued),
                 () -> engine.transaction(
                         operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
+        if (result instanceof TransitionResult.Applied<S>) {
+            engine.wakeups().wakeAfterCommit(transition.wokenQueues());
+            if (enqueued[0] >= 0) {
+                engine.wakeups().wakeAfterCommit(wokenQueues);
+            }
+        }
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
             if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
@@ -493,6 +506,7 @@ public final class Outbox {
         enqueued[0] = -1;
         TransitionResult<S> r = transition.execute(c);
         if (r instanceof TransitionResult.Applied<S>) {
+            engine.wakeups().notifyIn(c, transition.wokenQueues());
             EnqueueResult e = insert(c, message, receipt);
             if (e instanceof EnqueueResult.Enqueued stored) {
                 enqueued[0] = stored.id();
@@ -551,7 +565,11 @@ public final class Outbox {
                 m.dedupKey(),
                 Status.PENDING.code(),
                 receipt);
-        return id.isPresent() ? new EnqueueResult.Enqueued(id.getAsLong()) : new EnqueueResult.Duplicate(m.dedupKey());
+        if (id.isEmpty()) {
+            return new EnqueueResult.Duplicate(m.dedupKey());
+        }
+        engine.wakeups().notifyIn(c, wokenQueues); // in the insert's transaction, or right after its commit
+        return new EnqueueResult.Enqueued(id.getAsLong());
     }
 
     private static byte[] bytes(Object value) {

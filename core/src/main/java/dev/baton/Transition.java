@@ -88,7 +88,12 @@ public final class Transition<S extends Enum<S>> {
         Engine engine = table.engine();
         String operation = "transition " + table.table() + " id " + id + " to " + target;
         TransitionResult<S> result = engine.joinOr(
-                operation, this::apply, () -> engine.autocommit(operation, this::execute, c -> inDoubt(execute(c))));
+                operation,
+                this::apply,
+                () -> engine.autocommit(operation, this::executeAndNotify, c -> inDoubt(execute(c))));
+        if (result instanceof TransitionResult.Applied<S>) {
+            engine.wakeups().wakeAfterCommit(wokenQueues());
+        }
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(table.table(), result));
         }
@@ -109,7 +114,7 @@ public final class Transition<S extends Enum<S>> {
             boolean protect =
                     table.engine().dialect().traits().failedStatementAbortsTransaction() && !connection.getAutoCommit();
             if (!protect) {
-                return execute(connection);
+                return executeAndNotify(connection);
             }
             Savepoint sp = connection.setSavepoint();
             TransitionResult<S> r;
@@ -123,10 +128,30 @@ public final class Transition<S extends Enum<S>> {
                 connection.rollback(sp);
             }
             connection.releaseSavepoint(sp);
+            if (r instanceof TransitionResult.Applied<S>) {
+                table.engine().wakeups().notifyIn(connection, wokenQueues());
+            }
             return r;
         } catch (SQLException e) {
             throw new DataAccessException("transition " + table.table() + " id " + id + " to " + target, e);
         }
+    }
+
+    /**
+     * Runs the transition and, when it applied, the notifications of the queues it makes rows claimable for, on the
+     * same connection: in its transaction when one is open, else right after the transition committed.
+     */
+    private TransitionResult<S> executeAndNotify(Connection c) throws SQLException {
+        TransitionResult<S> r = execute(c);
+        if (r instanceof TransitionResult.Applied<S>) {
+            table.engine().wakeups().notifyIn(c, wokenQueues());
+        }
+        return r;
+    }
+
+    /** The queues built over this table whose rows this transition's target makes claimable. */
+    List<String> wokenQueues() {
+        return table.engine().wakeups().queuesWokenBy(table.table(), table.stateColumn(), target);
     }
 
     /**

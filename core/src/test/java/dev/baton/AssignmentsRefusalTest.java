@@ -235,6 +235,11 @@ class AssignmentsRefusalTest {
             }
 
             @Override
+            public dev.baton.spi.Notifications notifications() {
+                return dev.baton.spi.Notifications.NONE;
+            }
+
+            @Override
             public String toString() {
                 return "stub";
             }

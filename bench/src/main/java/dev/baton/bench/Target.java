@@ -60,6 +60,16 @@ public final class Target implements AutoCloseable {
     }
 
     /** The shared pool (autocommit on, fixed size). */
+    /** The user of the connections. */
+    public String user() {
+        return user;
+    }
+
+    /** The password of the connections. */
+    public String password() {
+        return password;
+    }
+
     public HikariDataSource pool() {
         return pool;
     }

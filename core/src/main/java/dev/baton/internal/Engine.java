@@ -8,6 +8,7 @@ import dev.baton.OutcomeInDoubtException;
 import dev.baton.ReadOnlyTransactionException;
 import dev.baton.RetryPolicy;
 import dev.baton.internal.tables.ReceiptStatements;
+import dev.baton.internal.wake.Wakeups;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.ExclusiveLock;
@@ -59,12 +60,17 @@ public final class Engine {
     private static final Duration RECEIPT_RETENTION = Duration.ofHours(1);
 
     private final DataSource dataSource;
+    /** A reader's engine: it never asks whether its server takes writes (a standby never does). */
+    private final boolean readsOnly;
+
+    private final Engine reader;
     private final Dialect dialect;
     private final RetryPolicy transientRetry;
     private final List<BatonListener> listeners;
     private final List<BatonInterceptor> interceptors;
     private final HostTransactions hosts;
     private final String receiptsTable;
+    private final Wakeups wakeups;
     private final ReceiptStatements receipts;
     private final AtomicLong receiptsPurgedAt = new AtomicLong(System.nanoTime() - RECEIPT_PURGE_INTERVAL_NANOS);
     private volatile long receiptsProbedAt;
@@ -103,6 +109,78 @@ public final class Engine {
             HostTransactions hosts,
             List<BatonInterceptor> interceptors,
             String receiptsTable) {
+        this(
+                dataSource,
+                dialect,
+                transientRetry,
+                listeners,
+                hosts,
+                interceptors,
+                receiptsTable,
+                true,
+                Wakeups.DEFAULT_CHANNEL,
+                null);
+    }
+
+    /**
+     * As the constructor above, with the wake-ups across processes on or off and their channel (a validated
+     * identifier), and a reader for inspection ({@link #reader()}): health, gauges and dead-letter lists may run
+     * there; decisions never do. Null: inspection runs on {@code dataSource}.
+     */
+    public Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable,
+            boolean crossProcessWakeups,
+            String wakeupChannel,
+            @Nullable DataSource readerDataSource) {
+        this(
+                dataSource,
+                dialect,
+                transientRetry,
+                listeners,
+                hosts,
+                interceptors,
+                receiptsTable,
+                crossProcessWakeups,
+                wakeupChannel,
+                readerDataSource,
+                false);
+    }
+
+    private Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable,
+            boolean crossProcessWakeups,
+            String wakeupChannel,
+            @Nullable DataSource readerDataSource,
+            boolean readsOnly) {
+        // a reader engine only inspects: it wakes nobody and listens to nothing
+        this.wakeups = new Wakeups(dataSource, dialect, hosts, crossProcessWakeups && !readsOnly, wakeupChannel);
+        this.readsOnly = readsOnly;
+        this.reader = readerDataSource == null
+                ? this
+                : new Engine(
+                        readerDataSource,
+                        dialect,
+                        transientRetry,
+                        List.of(),
+                        HostTransactions.NONE,
+                        List.of(),
+                        receiptsTable,
+                        false,
+                        wakeupChannel,
+                        null,
+                        true);
         this.receiptsTable = receiptsTable;
         this.receipts = new ReceiptStatements(dialect, receiptsTable);
         this.dataSource = dataSource;
@@ -111,6 +189,14 @@ public final class Engine {
         this.listeners = List.copyOf(listeners);
         this.hosts = hosts;
         this.interceptors = List.copyOf(interceptors);
+    }
+
+    /**
+     * Where inspection reads (health, gauges, dead-letter lists): the reader data source given to the builder, or this
+     * engine. A reader may be a standby that lags the writer; nothing Baton decides with is read there.
+     */
+    public Engine reader() {
+        return reader;
     }
 
     /** The interceptors, outermost first. */
@@ -126,6 +212,11 @@ public final class Engine {
     /** The data source. */
     public DataSource dataSource() {
         return dataSource;
+    }
+
+    /** The wake-ups of idle workers. */
+    public Wakeups wakeups() {
+        return wakeups;
     }
 
     /**
@@ -387,7 +478,7 @@ public final class Engine {
      */
     private Connection borrow(boolean afterFailover) throws SQLException {
         Connection c = dataSource.getConnection();
-        if (!afterFailover) {
+        if (!afterFailover || readsOnly) {
             return c;
         }
         for (int evicted = 0; evicted < MAX_READ_ONLY_EVICTIONS; evicted++) {

@@ -55,6 +55,33 @@ public interface Diagnostics {
     }
 
     /**
+     * How many standbys stream from this server and could be promoted without losing what it committed a moment ago
+     * (PostgreSQL: streaming, replaying standbys in {@code pg_stat_replication}): what {@link dev.baton.QueueHealth}
+     * and {@code verify()} report for a queue whose {@link dev.baton.SendDurability} is not {@code OFF}. Empty when the
+     * database, or this database user, cannot say. Default: empty, without a query.
+     *
+     * @param connection a connection to the writer
+     * @throws SQLException if the server cannot be asked
+     */
+    default java.util.OptionalInt failoverStandbys(Connection connection) throws SQLException {
+        return java.util.OptionalInt.empty();
+    }
+
+    /**
+     * The writer's epoch: a value that changes when a failover makes another server the writer, and only then
+     * (PostgreSQL: the timeline, which each promotion moves on by one). Baton reads it before each claim of a queue
+     * with a non-idempotent sink; when it changes, the SENDING marks this process committed shortly before may be gone
+     * with the old writer, and their rows go to reconciliation instead of being claimed again ({@link
+     * dev.baton.EpochChange}). Default: empty (the database cannot say), without a query.
+     *
+     * @param connection a connection about to claim
+     * @throws SQLException if the server cannot be asked
+     */
+    default Optional<String> epoch(Connection connection) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
      * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
      * returns a description of the problem if not. The default checks nothing.
      *

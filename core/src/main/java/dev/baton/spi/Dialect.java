@@ -40,4 +40,10 @@ public interface Dialect {
 
     /** The reading of driver errors, query plans and server settings. */
     Diagnostics diagnostics();
+
+    /**
+     * Notifications between sessions that wake workers in other processes ({@link Notifications#NONE} where the
+     * database has none).
+     */
+    Notifications notifications();
 }

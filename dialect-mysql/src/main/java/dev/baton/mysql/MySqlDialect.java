@@ -6,6 +6,7 @@ import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.DialectTraits;
+import dev.baton.spi.Notifications;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
 
@@ -56,5 +57,10 @@ public final class MySqlDialect implements Dialect {
     @Override
     public Diagnostics diagnostics() {
         return DIAGNOSTICS;
+    }
+
+    @Override
+    public Notifications notifications() {
+        return Notifications.NONE; // MySQL and MariaDB have no notifications between sessions
     }
 }

@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -88,6 +89,40 @@ final class PostgresDiagnostics implements Diagnostics {
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery("SHOW transaction_read_only")) {
             return rs.next() && "on".equalsIgnoreCase(rs.getString(1));
+        }
+    }
+
+    /**
+     * Streaming standbys that replay ({@code pg_basebackup} and {@code pg_receivewal} receivers do not count); empty
+     * for a database user that sees no replication progress (neither superuser nor a member of {@code
+     * pg_read_all_stats}, e.g. through {@code pg_monitor}).
+     */
+    @Override
+    public OptionalInt failoverStandbys(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)"
+                        + " OR pg_has_role('pg_read_all_stats', 'MEMBER'), (SELECT count(*) FROM pg_stat_replication"
+                        + " WHERE state = 'streaming' AND replay_lsn IS NOT NULL)")) {
+            return rs.next() && rs.getBoolean(1) ? OptionalInt.of(rs.getInt(2)) : OptionalInt.empty();
+        }
+    }
+
+    /**
+     * The timeline of the WAL insert position: 1 for a new cluster, one more with each promotion (a standby's own
+     * timeline until it is promoted). Read from the first 8 hex digits of {@code pg_walfile_name}, which names the
+     * current insert timeline at once, unlike {@code pg_control_checkpoint()}, which follows only after the next
+     * checkpoint. Empty on a server in recovery (a standby: no claim can run there). Any database user may call it.
+     */
+    @Override
+    public Optional<String> epoch(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE ('x' ||"
+                        + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END")) {
+            if (!rs.next()) {
+                return Optional.empty();
+            }
+            int timeline = rs.getInt(1);
+            return rs.wasNull() ? Optional.empty() : Optional.of("timeline " + timeline);
         }
     }
 

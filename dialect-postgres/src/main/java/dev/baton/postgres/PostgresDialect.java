@@ -6,6 +6,7 @@ import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.DialectTraits;
+import dev.baton.spi.Notifications;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
 
@@ -13,7 +14,7 @@ import dev.baton.spi.SqlVocabulary;
  * PostgreSQL 12 and later. A failed statement aborts the transaction (25P02), so inserts that may meet a duplicate
  * say {@code ON CONFLICT DO NOTHING}; a batch update is one statement, atomic on its own, so it runs in autocommit
  * mode. The parts: {@link PostgresSql}, {@link PostgresBatchUpdate}, {@link PostgresOwnTables},
- * {@link PostgresDiagnostics}.
+ * {@link PostgresDiagnostics}, {@link PostgresNotifications}.
  */
 public final class PostgresDialect implements Dialect {
     private static final DialectTraits TRAITS = DialectTraits.of(63)
@@ -23,6 +24,7 @@ public final class PostgresDialect implements Dialect {
     private static final SqlVocabulary SQL = new PostgresSql();
     private static final OwnTableDialect OWN_TABLES = new PostgresOwnTables();
     private static final Diagnostics DIAGNOSTICS = new PostgresDiagnostics();
+    private static final Notifications NOTIFICATIONS = new PostgresNotifications();
 
     @Override
     public String name() {
@@ -57,5 +59,10 @@ public final class PostgresDialect implements Dialect {
     @Override
     public Diagnostics diagnostics() {
         return DIAGNOSTICS;
+    }
+
+    @Override
+    public Notifications notifications() {
+        return NOTIFICATIONS;
     }
 }

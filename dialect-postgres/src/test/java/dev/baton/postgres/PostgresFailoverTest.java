@@ -8,6 +8,7 @@ import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.Condition;
+import dev.baton.EpochChange;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
@@ -18,10 +19,14 @@ import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
 import dev.baton.testservers.PostgresCluster;
 import dev.baton.testservers.PostgresCluster.Replication;
+import dev.baton.testservers.TcpProxy;
 import dev.baton.testservers.TestDatabase;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -35,8 +40,11 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>Synchronous standby (lossless: every acknowledged commit is on the standby): every row is sent exactly once.
  *   <li>Asynchronous standby that stopped receiving WAL 1.5 s before the kill (lossy: the marks and completions of
- *       those 1.5 s are lost with the primary): rows are sent twice. This is today's baseline: nothing in Baton yet
- *       asks whether a SENDING mark is durable on the failover target before the send (issue 24, contract item 5).
+ *       those 1.5 s are lost with the primary). With {@link SendDurability#OFF} the new primary has rows whose marks
+ *       were lost; Baton sees the timeline change at its next claim and reports those sends in doubt ({@link
+ *       EpochChange}), moving their rows to reconciliation: no row is sent twice by this worker. Before the epoch
+ *       watch, 2,013–2,662 rows were sent twice here. With {@link SendDurability#REQUIRE} no mark is lost in the
+ *       first place.
  * </ul>
  *
  * <p>Skipped only when the machine has no PostgreSQL server binaries (see {@link PostgresCluster#start}).
@@ -44,26 +52,54 @@ import org.junit.jupiter.api.Test;
 class PostgresFailoverTest {
     private static final int ROWS = 10_000;
     private static final int KILL_AFTER_SENDS = 2_000;
+    private static final int FLIP_ROWS = 4_000;
+    private static final int FLIP_AFTER_SENDS = 1_000;
+
+    /** What happens to the primary. */
+    enum Fault {
+        /** kill -9, promote; the standby had everything. */
+        KILL,
+        /** The standby stops receiving WAL, 1.5 s later kill -9, promote: the last 1.5 s of commits are lost. */
+        KILL_LOSSY,
+        /**
+         * Clients reach the writer through a TCP proxy. The primary is fenced (read-only, still running), the
+         * synchronous standby promoted, the proxy flipped to it: connections opened before stay piped to the fenced
+         * old primary and get 25006 for every write.
+         */
+        FENCE_AND_FLIP
+    }
+
     private static final Duration LOST_WINDOW = Duration.ofMillis(1_500);
 
     @Test
     void aLosslessFailoverSendsEveryRowExactlyOnce() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
-            Figures f = run(cluster, false, SendDurability.OFF);
+            Figures f = run(cluster, Fault.KILL, SendDurability.OFF);
             assertEquals(0, f.sentTwice(), f.toString());
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(f.timelineBefore() + 1, f.timelineAfter(), f.toString());
+            // every acknowledged mark was on the synchronous standby: Baton saw the new timeline and lost nothing
+            assertEquals(1, f.epochChanges(), f.toString());
+            assertEquals(0, f.lostMarks(), f.toString());
+            assertEquals(0, f.lostAcknowledgedCompletions(), f.toString());
         }
     }
 
+    /**
+     * Contract items 2 and 4: without the durability precondition the failover loses acknowledged marks; Baton counts
+     * them itself ({@link EpochChange#lostMarks()}) and sends those rows to reconciliation, which asks the sink,
+     * instead of claiming them again. Before the epoch watch this run sent 2,013–2,662 rows twice.
+     */
     @Test
-    void aLossyFailoverSendsTheRowsWhoseMarksWereLostTwice() throws Exception {
+    void aLossyFailoverReportsTheSendsWhoseMarksWereLostAndReconcilesThem() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true, SendDurability.OFF);
+            Figures f = run(cluster, Fault.KILL_LOSSY, SendDurability.OFF);
             assertEquals(ROWS, f.rowsSent(), f.toString());
-            // the baseline of contract item 5: no durability precondition yet, so the rows whose SENDING marks and
-            // completions only the old primary had are claimed again on the new one and sent a second time
-            assertTrue(f.sentTwice() > 0, "expected double sends without a durability precondition: " + f);
+            assertEquals(1, f.epochChanges(), f.toString());
+            assertTrue(f.lostMarks() > 0, "expected marks lost with the old primary: " + f);
+            assertEquals(0, f.sentTwice(), f.toString());
+            // every row whose mark was lost was sent, and reached the reconciler, which found it at the sink
+            assertTrue(f.reconciledAsSent() >= f.lostMarks(), f.toString());
         }
     }
 
@@ -74,9 +110,32 @@ class PostgresFailoverTest {
     @Test
     void aLossyFailoverWithDurableMarksRequiredSendsNoRowTwice() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true, SendDurability.REQUIRE);
+            Figures f = run(cluster, Fault.KILL_LOSSY, SendDurability.REQUIRE);
             assertEquals(ROWS, f.rowsSent(), f.toString());
             assertEquals(0, f.sentTwice(), f.toString());
+            // every mark that let a send start was on the standby: none was in doubt
+            assertEquals(0, f.marksNotKnownDurable(), f.toString());
+            assertEquals(0, f.lostMarks(), f.toString());
+        }
+    }
+
+    /**
+     * A writer flip behind a TCP proxy that keeps old sockets open (contract item 1 end to end): the pooled
+     * connections to the fenced old primary answer every write with 25006; Baton aborts them and retries on new
+     * connections, which the proxy sends to the new primary. Nothing is lost (synchronous standby): every row is sent
+     * exactly once, none is dead, and the timeline change finds every mark on the new writer.
+     */
+    @Test
+    void aWriterFlipBehindAProxyThatKeepsOldSocketsSendsEveryRowOnce() throws Exception {
+        try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
+            Figures f = run(cluster, Fault.FENCE_AND_FLIP, SendDurability.OFF);
+            assertEquals(FLIP_ROWS, f.rowsSent(), f.toString());
+            assertEquals(0, f.sentTwice(), f.toString());
+            // the old sockets were used: writes on them were refused (25006) and retried on new connections
+            assertTrue(f.transientRetries() > 0, f.toString());
+            assertEquals(1, f.epochChanges(), f.toString());
+            assertEquals(0, f.lostMarks(), f.toString());
+            assertEquals(0, f.lostAcknowledgedCompletions(), f.toString());
         }
     }
 
@@ -95,12 +154,20 @@ class PostgresFailoverTest {
             double killToFirstSendSeconds,
             double killToFirstCompletionSeconds,
             int timelineBefore,
-            int timelineAfter) {}
+            int timelineAfter,
+            int epochChanges,
+            int marksNotKnownDurable,
+            long lostMarks,
+            int reconciledAsSent,
+            int lostAcknowledgedCompletions,
+            int transientRetries) {}
 
-    private static Figures run(PostgresCluster cluster, boolean lossy, SendDurability durability) throws Exception {
+    private static Figures run(PostgresCluster cluster, Fault fault, SendDurability durability) throws Exception {
         TestDatabase db = cluster.database();
+        int rows = fault == Fault.FENCE_AND_FLIP ? FLIP_ROWS : ROWS;
+        int faultAfter = fault == Fault.FENCE_AND_FLIP ? FLIP_AFTER_SENDS : KILL_AFTER_SENDS;
         JobsTable jobs = JobsTable.create(db, "failover", true);
-        jobs.insert(1, ROWS, Payment.PAID);
+        jobs.insert(1, rows, Payment.PAID);
         Map<Long, AtomicInteger> sends = new ConcurrentHashMap<>();
         AtomicInteger sent = new AtomicInteger();
         AtomicLong killed = new AtomicLong(); // set once the primary's processes are gone
@@ -108,13 +175,38 @@ class PostgresFailoverTest {
         AtomicLong firstCompletionAfterKill = new AtomicLong();
         AtomicInteger retries = new AtomicInteger();
         AtomicLong firstSendAfterKill = new AtomicLong();
-        try (HikariDataSource pool = db.newDataSource(16)) {
+        AtomicInteger transientRetries = new AtomicInteger();
+        List<EpochChange> epochChanges = new CopyOnWriteArrayList<>();
+        Set<Long> reconciledAsSent = ConcurrentHashMap.newKeySet();
+        // rows whose completion Baton acknowledged, and those of them handled or reconciled again afterwards: an
+        // acknowledged transition the failover lost
+        Set<Object> acknowledged = ConcurrentHashMap.newKeySet();
+        Set<Object> lostAcknowledged = ConcurrentHashMap.newKeySet();
+        TcpProxy proxy = fault == Fault.FENCE_AND_FLIP ? TcpProxy.start(cluster.primaryPort()) : null;
+        try (HikariDataSource pool = proxy == null ? db.newDataSource(16) : viaProxy(proxy, db)) {
             Baton baton = Baton.builder(pool)
                     .listener(new BatonListener() {
                         @Override
                         public void onClaim(String queue, int count) {
                             if (killed.get() != 0 && count > 0) {
                                 firstClaimAfterKill.compareAndSet(0, System.nanoTime());
+                            }
+                        }
+
+                        @Override
+                        public void onTransientRetry(String operation, int attempt, java.sql.SQLException cause) {
+                            transientRetries.incrementAndGet();
+                        }
+
+                        @Override
+                        public void onEpochChange(EpochChange change) {
+                            epochChanges.add(change);
+                        }
+
+                        @Override
+                        public void onSettled(String queue, Object id, int attempt, Settled settled) {
+                            if (settled == Settled.COMPLETED) {
+                                acknowledged.add(id);
                             }
                         }
 
@@ -138,6 +230,9 @@ class PostgresFailoverTest {
                     .sweepInterval(Duration.ofMillis(500))
                     .handle(row -> {
                         long id = ((Number) row.id()).longValue();
+                        if (acknowledged.contains(row.id())) {
+                            lostAcknowledged.add(row.id());
+                        }
                         sends.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
                         sent.incrementAndGet();
                         if (killed.get() != 0) {
@@ -146,37 +241,56 @@ class PostgresFailoverTest {
                         return Outcome.complete(Sync.COMPLETED).set("third_party_guid", "g" + row.token());
                     })
                     // the sink is the truth for a send in doubt: a row it has is complete, one it lacks goes again
-                    .reconcile(id -> sends.containsKey(((Number) id).longValue())
-                            ? Outcome.complete(Sync.COMPLETED)
-                            : Outcome.release())
+                    .reconcile(id -> {
+                        long n = ((Number) id).longValue();
+                        if (acknowledged.contains(id)) {
+                            lostAcknowledged.add(id);
+                        }
+                        if (sends.containsKey(n)) {
+                            reconciledAsSent.add(n);
+                            return Outcome.complete(Sync.COMPLETED);
+                        }
+                        return Outcome.release();
+                    })
                     .start();
             try {
-                await("the first " + KILL_AFTER_SENDS + " sends", () -> sent.get() >= KILL_AFTER_SENDS, 60);
+                await("the first " + faultAfter + " sends", () -> sent.get() >= faultAfter, 60);
                 double sendsPerSecond = Math.round(sent.get() / seconds(System.nanoTime() - started));
                 int timelineBefore = cluster.timeline();
-                if (lossy) {
+                if (fault == Fault.KILL_LOSSY) {
                     cluster.detachStandby();
                     Thread.sleep(LOST_WINDOW.toMillis());
                 }
                 int sentBeforeKill = sent.get();
                 long kill = System.nanoTime();
-                cluster.killPrimary();
+                if (fault == Fault.FENCE_AND_FLIP) {
+                    cluster.fencePrimary();
+                    // as a failover manager waits for the standby to catch up: commits in flight at the fence get the
+                    // synchronous standby's answer before it is promoted
+                    Thread.sleep(200);
+                } else {
+                    cluster.killPrimary();
+                }
                 killed.set(System.nanoTime());
                 cluster.promoteStandby();
                 long promoted = System.nanoTime();
-                // as a failover manager would, the old primary's node comes back as the new primary's standby
-                cluster.rebuildStandby();
+                if (proxy != null) {
+                    proxy.flip(cluster.primaryPort()); // new connections only: the old ones stay on the fenced node
+                } else {
+                    // as a failover manager would, the old primary's node comes back as the new primary's standby
+                    cluster.rebuildStandby();
+                }
                 long rebuilt = System.nanoTime();
                 await(
                         "every row completed on the new primary",
-                        () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == ROWS,
+                        () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == rows,
                         120,
                         () -> "by state " + jobs.countBySync() + ", sends " + sent.get());
                 int timelineAfter = cluster.timeline();
                 int twice =
                         (int) sends.values().stream().filter(n -> n.get() > 1).count();
                 Figures f = new Figures(
-                        (lossy ? "lossy " : "lossless ") + cluster.replication() + " sendDurability " + durability,
+                        fault + " " + cluster.replication() + " sendDurability " + durability,
                         sendsPerSecond,
                         retries.get(),
                         sends.size(),
@@ -189,13 +303,35 @@ class PostgresFailoverTest {
                         since(kill, firstSendAfterKill.get()),
                         since(kill, firstCompletionAfterKill.get()),
                         timelineBefore,
-                        timelineAfter);
+                        timelineAfter,
+                        epochChanges.size(),
+                        epochChanges.stream()
+                                .mapToInt(EpochChange::marksNotKnownDurable)
+                                .sum(),
+                        epochChanges.stream().mapToLong(EpochChange::lostMarks).sum(),
+                        reconciledAsSent.size(),
+                        lostAcknowledged.size(),
+                        transientRetries.get());
                 System.out.println("FAILOVER FIGURES " + f);
                 return f;
             } finally {
                 worker.close();
             }
+        } finally {
+            if (proxy != null) {
+                proxy.close();
+            }
         }
+    }
+
+    /** A pool whose every connection goes through {@code proxy} to whichever server it points at. */
+    private static HikariDataSource viaProxy(TcpProxy proxy, TestDatabase db) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?connectTimeout=2");
+        pool.setUsername(db.user());
+        pool.setMaximumPoolSize(16);
+        pool.setConnectionTimeout(10_000);
+        return pool;
     }
 
     /** The seed's queue with a non-idempotent sink, retried quickly (a failover is not the row's fault). */

@@ -2,15 +2,19 @@ package dev.baton.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
+import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Condition;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
+import dev.baton.QueueHealth;
+import dev.baton.SchemaMismatchException;
 import dev.baton.SendDurability;
 import dev.baton.SendNotDurableException;
 import dev.baton.StateTable;
@@ -20,6 +24,8 @@ import dev.baton.testkit.compat.Sync;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,11 +42,21 @@ class PostgresSendDurabilityTest {
         JobsTable jobs = JobsTable.create(db, "durable", true);
         try {
             jobs.insert(1, 1, Payment.PAID);
-            ClaimQueue<Sync> q = queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.REQUIRE, WAIT);
+            List<SendDurability> notDurable = new CopyOnWriteArrayList<>();
+            Baton baton = Baton.builder(db.dataSource())
+                    .listener(new BatonListener() {
+                        @Override
+                        public void onSendNotDurable(String queue, Object id, SendDurability policy) {
+                            notDurable.add(policy);
+                        }
+                    })
+                    .build();
+            ClaimQueue<Sync> q = queue(baton, jobs.name(), SendDurability.REQUIRE, WAIT);
             ClaimedRow<Sync> row = q.claim(1).get(0);
 
             SendNotDurableException e = assertThrows(SendNotDurableException.class, () -> q.markSending(row));
             assertTrue(e.getMessage().contains("no standby"), e.getMessage());
+            assertEquals(List.of(SendDurability.REQUIRE), notDurable, "the refusal is reported to listeners");
             assertEquals(Sync.SENDING, jobs.sync(1), "the mark is committed, only not known durable");
 
             assertInstanceOf(LeaseResult.Done.class, q.apply(row, Outcome.retry("not durable")));
@@ -82,6 +98,47 @@ class PostgresSendDurabilityTest {
                 assertInstanceOf(LeaseResult.Done.class, q.markSending(row));
             }
             assertEquals(20, jobs.countBySync().getOrDefault(Sync.SENDING, 0));
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    /**
+     * Contract item 5's health detail and {@code verify()} check: without a standby, a REQUIRE queue's health says no
+     * send can start and {@code verify()} refuses the queue; an OFF queue asks nothing.
+     */
+    @Test
+    void withoutAStandbyHealthAndVerifySayThatRequireRefusesEverySend() {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        try {
+            Baton baton = Baton.using(db.dataSource());
+            ClaimQueue<Sync> require = queue(baton, jobs.name(), SendDurability.REQUIRE, WAIT);
+            QueueHealth h = require.health();
+            assertEquals(0, h.failoverStandbys(), h.toString());
+            assertTrue(h.sendDurabilityProblem().contains("no standby streams"), h.sendDurabilityProblem());
+            SchemaMismatchException e = assertThrows(SchemaMismatchException.class, require::verify);
+            assertTrue(e.getMessage().contains("every send is refused"), e.getMessage());
+
+            ClaimQueue<Sync> off = queue(baton, jobs.name(), SendDurability.OFF, WAIT);
+            assertEquals(-1, off.health().failoverStandbys());
+            assertNull(off.health().sendDurabilityProblem());
+            off.verify();
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    @Test
+    void withAStreamingStandbyHealthCountsItAndVerifyPasses() {
+        TestDatabase db = TestServer.POSTGRES_STREAMING_ASYNC.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        try {
+            ClaimQueue<Sync> q = queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.REQUIRE, WAIT);
+            QueueHealth h = q.health();
+            assertEquals(1, h.failoverStandbys(), h.toString());
+            assertNull(h.sendDurabilityProblem(), h.toString());
+            q.verify();
         } finally {
             jobs.drop();
         }

@@ -6,6 +6,7 @@ import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.DialectTraits;
+import dev.baton.spi.Notifications;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
 
@@ -53,5 +54,10 @@ public final class SqlServerDialect implements Dialect {
     @Override
     public Diagnostics diagnostics() {
         return DIAGNOSTICS;
+    }
+
+    @Override
+    public Notifications notifications() {
+        return Notifications.NONE; // Service Broker is not used: workers poll
     }
 }

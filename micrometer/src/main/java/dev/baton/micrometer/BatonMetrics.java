@@ -2,9 +2,11 @@ package dev.baton.micrometer;
 
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
+import dev.baton.EpochChange;
 import dev.baton.Outbox;
 import dev.baton.OutboxMessage;
 import dev.baton.Outcome;
+import dev.baton.SendDurability;
 import dev.baton.TransitionResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -48,6 +50,11 @@ import org.jspecify.annotations.Nullable;
  *       held ({@code outcome}, {@code heartbeat}, {@code send});
  *   <li>{@value #RECLAIMED} {queue}: expired leases returned to the queue; {@value #UNKNOWN_SENDS} {queue}: rows
  *       moved to the unknown state (an expired send, or a handler's unknown outcome);
+ *   <li>{@value #SENDS_NOT_DURABLE} {queue, policy}: SENDING marks no standby had within the queue's wait ({@code
+ *       warn}: sent anyway; {@code require}: the send was refused);
+ *   <li>{@value #EPOCH_CHANGES} {queue}: failovers a claim noticed (the writer's epoch changed); {@value
+ *       #SENDS_IN_DOUBT} {queue}: rows whose SENDING mark this process found lost with the old writer, moved to the
+ *       unknown state for reconciliation;
  *   <li>{@value #WORKER_ERRORS} {queue}: errors a worker loop caught; {@value #TRANSIENT_RETRIES}: transient
  *       failures retried (no tag: the operation is free text);
  *   <li>{@value #HANDLER} (timer) {queue, outcome}: handler calls by what they returned ({@code complete},
@@ -58,7 +65,9 @@ import org.jspecify.annotations.Nullable;
  *       acceptance;
  *   <li>gauges per monitored queue {queue}, from {@link ClaimQueue#health()}: {@value #QUEUE_ELIGIBLE},
  *       {@value #QUEUE_WAITING}, {@value #QUEUE_PROCESSING}, {@value #QUEUE_EXPIRED}, {@value #QUEUE_DEAD},
- *       {@value #QUEUE_UNKNOWN}, {@value #QUEUE_OLDEST_AGE} (seconds; 0 when nothing is eligible). Until the
+ *       {@value #QUEUE_UNKNOWN}, {@value #QUEUE_OLDEST_AGE} (seconds; 0 when nothing is eligible), and for a queue whose send
+ *       durability is not {@code OFF} {@value #QUEUE_FAILOVER_STANDBYS} (standbys a failover could promote; NaN when
+ *       the database user cannot read them). Until the
  *       first query succeeds they read NaN; after a failed query they keep the last values.
  * </ul>
  *
@@ -90,6 +99,12 @@ public final class BatonMetrics implements BatonListener {
     public static final String RECLAIMED = "baton.reclaimed";
     /** Rows moved to the unknown state. */
     public static final String UNKNOWN_SENDS = "baton.unknown.sends";
+    /** SENDING marks not known durable on a standby within the queue's wait. */
+    public static final String SENDS_NOT_DURABLE = "baton.sends.not.durable";
+    /** Failovers a claim noticed. */
+    public static final String EPOCH_CHANGES = "baton.epoch.changes";
+    /** Sends found in doubt after a failover (their marks lost with the old writer). */
+    public static final String SENDS_IN_DOUBT = "baton.sends.in.doubt";
     /** Errors caught by worker loops. */
     public static final String WORKER_ERRORS = "baton.worker.errors";
     /** Transient failures retried. */
@@ -115,6 +130,8 @@ public final class BatonMetrics implements BatonListener {
     public static final String QUEUE_DEAD = "baton.queue.dead";
     /** Rows in the unknown state (gauge). */
     public static final String QUEUE_UNKNOWN = "baton.queue.unknown";
+    /** Standbys a failover could promote, for a queue whose send durability is checked (gauge). */
+    public static final String QUEUE_FAILOVER_STANDBYS = "baton.queue.failover.standbys";
     /** Age of the oldest eligible row by the queue's age column (time gauge). */
     public static final String QUEUE_OLDEST_AGE = "baton.queue.oldest.eligible.age";
 
@@ -273,6 +290,17 @@ public final class BatonMetrics implements BatonListener {
     @Override
     public void onUnknownSends(String queue, long rows) {
         counter(UNKNOWN_SENDS, "queue", queue).increment(rows);
+    }
+
+    @Override
+    public void onSendNotDurable(String queue, Object id, SendDurability policy) {
+        counter(SENDS_NOT_DURABLE, "queue", queue, "policy", word(policy)).increment();
+    }
+
+    @Override
+    public void onEpochChange(EpochChange change) {
+        counter(EPOCH_CHANGES, "queue", change.queue()).increment();
+        counter(SENDS_IN_DOUBT, "queue", change.queue()).increment(change.lostMarks());
     }
 
     @Override

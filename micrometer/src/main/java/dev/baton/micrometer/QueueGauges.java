@@ -2,6 +2,7 @@ package dev.baton.micrometer;
 
 import dev.baton.ClaimQueue;
 import dev.baton.QueueHealth;
+import dev.baton.SendDurability;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -39,6 +40,12 @@ final class QueueGauges {
         gauge(registry, BatonMetrics.QUEUE_EXPIRED, QueueHealth::expiredLeases);
         gauge(registry, BatonMetrics.QUEUE_DEAD, QueueHealth::dead);
         gauge(registry, BatonMetrics.QUEUE_UNKNOWN, QueueHealth::unknown);
+        if (queue.sendDurability() != SendDurability.OFF) {
+            gauge(
+                    registry,
+                    BatonMetrics.QUEUE_FAILOVER_STANDBYS,
+                    h -> h.failoverStandbys() < 0 ? Double.NaN : h.failoverStandbys());
+        }
         TimeGauge.builder(
                         BatonMetrics.QUEUE_OLDEST_AGE,
                         this,

@@ -3,6 +3,7 @@ package dev.baton.micrometer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
@@ -14,12 +15,15 @@ import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
+import dev.baton.SendDurability;
+import dev.baton.SendNotDurableException;
 import dev.baton.StateTable;
 import dev.baton.Worker;
 import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
+import dev.baton.testservers.DatabaseKind;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
 import dev.baton.testservers.TestServer;
@@ -267,6 +271,46 @@ class BatonMetricsTest {
                     .value(TimeUnit.SECONDS);
             assertTrue(age >= 0 && age < 600, "oldest eligible age " + age);
             assertEquals(1, cached.find(BatonMetrics.QUEUE_ELIGIBLE).gauges().size());
+        }
+
+        /**
+         * Issue 24, contract item 5: a REQUIRE queue's refused send is counted, and its gauge shows the standbys a
+         * failover could promote (none here: 0 on PostgreSQL, NaN where the database does not report them); an OFF
+         * queue has no such gauge.
+         */
+        @Test
+        void refusedNotDurableSendsAreCountedAndTheStandbysGauged() {
+            jobs.insert(1, 1, Payment.PAID);
+            StateTable<Payment> payments = baton.table(jobs.name()).state("payment_status", Payment.MACHINE);
+            ClaimQueue<Sync> q = baton.<Sync>queue("durable-" + jobs.name())
+                    .table(jobs.name())
+                    .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                    .eligibleWhen(payments.is(Payment.PAID))
+                    .deadState(Sync.FAILED)
+                    .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                    .sendDurability(SendDurability.REQUIRE, Duration.ofMillis(20))
+                    .lease(Duration.ofMinutes(1))
+                    .build();
+            MeterRegistry gauges = new SimpleMeterRegistry();
+            new BatonMetrics(gauges, Duration.ZERO).monitor(q).monitor(queue(3, Duration.ofMinutes(1)));
+            ClaimedRow<Sync> row = q.claim(1).get(0);
+
+            assertThrows(SendNotDurableException.class, () -> q.markSending(row));
+
+            assertEquals(1, count(BatonMetrics.SENDS_NOT_DURABLE, "queue", q.name(), "policy", "require"));
+            double standbys = gauges.get(BatonMetrics.QUEUE_FAILOVER_STANDBYS)
+                    .tag("queue", q.name())
+                    .gauge()
+                    .value();
+            if (db.kind() == DatabaseKind.POSTGRES) {
+                assertEquals(0, standbys, "no standby streams from this server");
+            } else {
+                assertTrue(Double.isNaN(standbys), "MariaDB does not report its standbys: " + standbys);
+            }
+            assertEquals(
+                    1,
+                    gauges.find(BatonMetrics.QUEUE_FAILOVER_STANDBYS).gauges().size(),
+                    "none for OFF");
         }
 
         /** A refresh that fails makes every gauge NaN, not the last values (issue 20, review #17). */

@@ -49,15 +49,17 @@ public final class PgBouncerServer implements AutoCloseable {
 
     private final Path home;
     private final int port;
-    private final Process process;
+    private volatile Process process;
+    private final List<String> command;
     private final String version;
     private final Thread cleanup;
     private boolean closed;
 
-    private PgBouncerServer(Path home, int port, Process process, String version) {
+    private PgBouncerServer(Path home, int port, Process process, List<String> command, String version) {
         this.home = home;
         this.port = port;
         this.process = process;
+        this.command = List.copyOf(command);
         this.version = version;
         this.cleanup = new Thread(this::stopAndDelete, "baton-pgbouncer-cleanup");
     }
@@ -120,7 +122,7 @@ public final class PgBouncerServer implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(home.resolve("stdout.log").toFile())
                     .start();
-            PgBouncerServer server = new PgBouncerServer(home, port, process, version);
+            PgBouncerServer server = new PgBouncerServer(home, port, process, command, version);
             Runtime.getRuntime().addShutdownHook(server.cleanup);
             server.awaitListening();
             LOG.info("PgBouncer {} started in {} ms: {}", version, TestDatabases.millisSince(started), server);
@@ -143,6 +145,34 @@ public final class PgBouncerServer implements AutoCloseable {
      */
     public String jdbcUrl(String database) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?prepareThreshold=0";
+    }
+
+    /**
+     * {@code kill -9} of PgBouncer (its clients' connections and its server connections drop at once; the server
+     * rolls back what was in flight), then, after {@code down}, PgBouncer again on the same port with the same
+     * settings; returns once it listens.
+     */
+    public void killAndRestart(java.time.Duration down) {
+        Process old = process;
+        old.descendants().forEach(ProcessHandle::destroyForcibly);
+        old.destroyForcibly();
+        try {
+            old.waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(down.toMillis());
+            Files.deleteIfExists(home.resolve("pgbouncer.pid"));
+            process = new ProcessBuilder(command)
+                    .directory(home.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            home.resolve("stdout.log").toFile()))
+                    .start();
+            awaitListening();
+        } catch (IOException e) {
+            throw new IllegalStateException("PgBouncer did not restart: " + e + logTail(home), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** The port PgBouncer listens on. */

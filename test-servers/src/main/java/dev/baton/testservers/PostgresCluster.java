@@ -164,6 +164,21 @@ public final class PostgresCluster implements AutoCloseable {
     }
 
     /**
+     * Fences the primary as a failover manager does before it promotes the standby: {@code default_transaction_read_only
+     * = on}, reloaded, so every new transaction on it (open sessions included, from their next statement) is read-only
+     * and a write fails with SQLSTATE 25006. The server keeps running and its clients stay connected.
+     */
+    public void fencePrimary() {
+        try (Connection c = connect(primaryPort, "postgres");
+                Statement s = c.createStatement()) {
+            s.execute("ALTER SYSTEM SET default_transaction_read_only = on");
+            s.execute("SELECT pg_reload_conf()");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot fence the primary: " + e, e);
+        }
+    }
+
+    /**
      * Promotes the standby ({@code pg_promote(true)}) and returns once it accepts writes; it is then the primary, and
      * the old primary's node the standby (stopped, until {@link #rebuildStandby()}). A promotion ends a paused replay
      * and replays every WAL record the standby had received before it takes writes.

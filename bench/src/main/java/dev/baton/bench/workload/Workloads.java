@@ -48,11 +48,15 @@ public final class Workloads {
                 case "claim-latency" ->
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
                 case "outbox" -> out.add(new dev.baton.bench.outbox.OutboxWorkload(new int[] {1, 4}));
+                case "wakeup-latency" -> {
+                    out.add(new dev.baton.bench.wake.WakeupLatencyWorkload(false));
+                    out.add(new dev.baton.bench.wake.WakeupLatencyWorkload(true));
+                }
                 case "jmh" -> {} // not a database workload; Main runs the JMH suite
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, drain, outbox, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, drain, outbox, wakeup-latency, jmh)");
             }
         }
         return out;

@@ -86,8 +86,16 @@ public final class Claimer<S extends Enum<S>, R> {
         // before the statement leaves: the database stamps the lease later than this, so a local deadline counted
         // from here ends before the lease (a retry after a lost reply only stamps later still)
         long start = System.nanoTime();
-        SqlWork<List<Object[]>> work = c -> statement.execute(c, bound);
-        SqlWork<List<Object[]>> again = c -> readBackOrClaim(c, statement, bound, args.token());
+        // a queue with a non-idempotent sink reads the writer's epoch first, on the claim's connection: after a
+        // failover, rows whose SENDING marks were lost go to reconciliation before any claim can take them
+        SqlWork<List<Object[]>> work = c -> {
+            shape.epochs.beforeClaim(c);
+            return statement.execute(c, bound);
+        };
+        SqlWork<List<Object[]>> again = c -> {
+            shape.epochs.beforeClaim(c);
+            return readBackOrClaim(c, statement, bound, args.token());
+        };
         List<Object[]> returned = shape.claimLock == null
                 ? shape.engine.batchUpdate(operation, work, again)
                 : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);

@@ -95,7 +95,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
         List<String> select = shape.def.select();
-        return shape.engine.autocommit("list dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, binds);
@@ -136,7 +136,11 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         }
         String operation = "requeue dead row " + id + " in queue '" + shape.name + "'";
         SqlWork<TransitionResult<S>> work = c -> requeue(c, sql, id, binds, false);
-        return shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
+        TransitionResult<S> r = shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
+        if (r instanceof TransitionResult.Applied<S>) {
+            shape.engine.wakeups().announce(List.of(shape.name));
+        }
+        return r;
     }
 
     private TransitionResult<S> requeue(Connection c, String sql, Object id, List<Object> binds, boolean afterLostReply)
@@ -204,6 +208,9 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                     lost[0] = true; // the lost batch may have committed: its rows are claimable now, not counted
                     return statement.execute(c, noArgs).size();
                 });
+        if (rows > 0 || lost[0]) {
+            shape.engine.wakeups().announce(List.of(shape.name));
+        }
         return new BulkResult(rows, 1, lost[0]);
     }
 }

@@ -259,12 +259,16 @@ public final class FencedWrites<S extends Enum<S>> {
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
         SendDurability policy = shape.def.sendDurability();
         if (policy == SendDurability.OFF) {
-            return shape.engine
+            LeaseResult<S> result = shape.engine
                     .autocommit(
                             "mark sending in queue '" + shape.name + "'",
                             c -> run(c, List.of(p)),
                             c -> runAfterLostReply(c, List.of(p)))
                     .get(0);
+            if (result.done()) {
+                shape.epochs.notKnownDurable(row.id());
+            }
+            return result;
         }
         // the standbys are asked on the connection that wrote (or, after a lost reply, found) the mark: another
         // pooled connection may already reach another server
@@ -274,8 +278,12 @@ public final class FencedWrites<S extends Enum<S>> {
                 c -> durable(c, runAfterLostReply(c, List.of(p)).get(0)));
         if (marked.notDurable().isPresent()) {
             String reason = marked.notDurable().get();
+            shape.engine.fire(l -> l.onSendNotDurable(shape.name, row.id(), policy));
             if (policy == SendDurability.REQUIRE) {
                 throw new SendNotDurableException(shape.name, row.id(), reason);
+            }
+            if (marked.result().done()) {
+                shape.epochs.notKnownDurable(row.id());
             }
             log.warn(
                     "queue '{}': the SENDING mark of row {} is not known durable on a standby ({}); sending anyway"

@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.Condition;
 import dev.baton.QueueHealth;
 import dev.baton.SchemaMismatchException;
+import dev.baton.SendDurability;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.TableDdl;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,7 +69,7 @@ public final class Inspection<S extends Enum<S>> {
         if (ageColumn != null) {
             b.addAll(eligibleNow.binds());
         }
-        return shape.engine.autocommit("measure queue '" + shape.name + "'", c -> {
+        QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, b);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -85,6 +87,51 @@ public final class Inspection<S extends Enum<S>> {
                 }
             }
         });
+        return withDurability(counted);
+    }
+
+    /** {@code counted} with the writer's standbys and the send-durability problem, for a queue whose policy is not OFF. */
+    private QueueHealth withDurability(QueueHealth counted) {
+        if (shape.def.sendDurability() == SendDurability.OFF) {
+            return counted;
+        }
+        // the standbys are the writer's: asked there even when the counts came from a reader
+        OptionalInt standbys =
+                shape.engine.autocommit("read the standbys of queue '" + shape.name + "'", c -> shape.dialect
+                        .diagnostics()
+                        .failoverStandbys(c));
+        QueueHealth h = counted;
+        return new QueueHealth(
+                h.eligible(),
+                h.waiting(),
+                h.inFlight(),
+                h.expiredLeases(),
+                h.dead(),
+                h.unknown(),
+                h.oldestEligibleAge(),
+                standbys.orElse(-1),
+                durabilityProblem(standbys).orElse(null));
+    }
+
+    /**
+     * Why the queue's SENDING marks cannot be durable on a standby now, for a queue whose policy is not {@code OFF}:
+     * no standby a failover could promote, or none the database (or its user) reports.
+     */
+    private Optional<String> durabilityProblem(OptionalInt standbys) {
+        SendDurability policy = shape.def.sendDurability();
+        String effect = policy == SendDurability.REQUIRE
+                ? "every send is refused (sendDurability REQUIRE)"
+                : "every send waits " + shape.def.sendDurabilityWait().toMillis() + " ms, then goes out (sendDurability"
+                        + " WARN)";
+        if (standbys.isEmpty()) {
+            return Optional.of("queue '" + shape.name + "': the database does not report its standbys' progress to this"
+                    + " user (PostgreSQL: GRANT pg_monitor), so no SENDING mark is known durable: " + effect);
+        }
+        if (standbys.getAsInt() == 0) {
+            return Optional.of("queue '" + shape.name + "': no standby streams from the writer, so no SENDING mark can"
+                    + " be durable on a failover target: " + effect);
+        }
+        return Optional.empty();
     }
 
     /**
@@ -114,7 +161,8 @@ public final class Inspection<S extends Enum<S>> {
                                                 + eligibleNow.sql() + " ORDER BY " + String.join(", ", shape.orderBy),
                                         limit)
                         + ") baton_first";
-        return shape.engine.autocommit("measure queue '" + shape.name + "' (counts up to " + limit + ")", c -> {
+        QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "' (counts up to "
+                + limit + ")", c -> {
             long eligible = AdminPages.count(c, shape, from + eligibleNow.sql(), eligibleNow.binds(), limit);
             // NOT (guard) would drop rows whose guard is NULL; the CASE counts them as not eligible, as health() does
             long waiting = AdminPages.count(
@@ -153,6 +201,7 @@ public final class Inspection<S extends Enum<S>> {
             }
             return new QueueHealth(eligible, waiting, inFlight, expired, dead, unknown, age);
         });
+        return withDurability(counted);
     }
 
     private static @Nullable Duration age(@Nullable Timestamp oldest, @Nullable Timestamp now) {
@@ -197,6 +246,11 @@ public final class Inspection<S extends Enum<S>> {
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
+            }
+            if (shape.def.sendDurability() == SendDurability.REQUIRE) {
+                // the precondition must be able to hold, or no send ever starts
+                durabilityProblem(d.diagnostics().failoverStandbys(c))
+                        .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
             }
             check.throwIfProblems();
             return null;

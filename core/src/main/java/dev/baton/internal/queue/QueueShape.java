@@ -112,6 +112,9 @@ public final class QueueShape<S extends Enum<S>> {
     /** {@code  WHERE id = ? AND token = ? AND state IN (held)}: the fence of every write under a claim. */
     public final String fence;
 
+    /** The writer's epoch as the claims saw it, and the SENDING marks a failover could lose (issue 24, item 4). */
+    final EpochWatch<S> epochs;
+
     /** Renders the shape of {@code def}. */
     public QueueShape(QueueDefinition<S> def) {
         this.def = def;
@@ -240,6 +243,7 @@ public final class QueueShape<S extends Enum<S>> {
         this.heldGuard = heldIn.sql();
         this.heldBinds = heldIn.binds();
         this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
+        this.epochs = new EpochWatch<>(this);
     }
 
     /** {@code state IN (states)}; the held states' guard is rendered once. */

@@ -23,6 +23,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongPredicate;
 import org.slf4j.Logger;
@@ -104,6 +105,16 @@ public final class WorkerLoop<S extends Enum<S>> {
     /** The id after which the next sweep asks the reconciler, or null to start at the lowest; the sweep thread's. */
     private Object reconcileAfter;
 
+    /**
+     * The marker {@link #wake()} puts into a poller's queue of finished outcomes, ending its wait; never written. One
+     * wake is pending per loop at most, so a burst of wake-ups costs one claim.
+     */
+    @SuppressWarnings("rawtypes")
+    private static final Decision WAKE = new Decision<>(null, null);
+
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private volatile Runnable unregisterWake;
+
     private volatile boolean claiming = true;
     private volatile boolean paused;
     private volatile boolean stopping;
@@ -160,6 +171,8 @@ public final class WorkerLoop<S extends Enum<S>> {
         final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
         final AtomicInteger held = new AtomicInteger();
         final Thread thread;
+        /** True while the poller waits between claims. */
+        volatile boolean waiting;
 
         Poller(String name) {
             this.thread = daemon(() -> loop(this), name);
@@ -180,6 +193,27 @@ public final class WorkerLoop<S extends Enum<S>> {
         for (Poller p : pollers) {
             p.thread.start();
         }
+        unregisterWake = engine.wakeups().register(queue.name(), this::wake);
+    }
+
+    /**
+     * Ends the wait of one poller so that it claims now: one that waits, if any, else the first (its next wait ends at
+     * once). A wake while one is pending changes nothing. Called after a commit made rows claimable (in this JVM, or a
+     * notification from another process), and by a poller whose claim came back full, so that the others join in.
+     */
+    @SuppressWarnings("unchecked")
+    public void wake() {
+        if (stopping || !wakePending.compareAndSet(false, true)) {
+            return;
+        }
+        Poller target = pollers.get(0);
+        for (Poller p : pollers) {
+            if (p.waiting) {
+                target = p;
+                break;
+            }
+        }
+        target.finished.add(WAKE);
     }
 
     // ---- poller
@@ -215,6 +249,9 @@ public final class WorkerLoop<S extends Enum<S>> {
                 dispatch(p, rows);
                 if (rows.size() == want) {
                     idle = pollMillis;
+                    if (pollers.size() > 1) {
+                        wake(); // more may wait: another poller claims too, at once
+                    }
                 } else if (rows.isEmpty() && p.held.get() == 0) {
                     awaitFinished(p, idle);
                     idle = Math.min(idle * 2, maxIdleMillis);
@@ -333,8 +370,16 @@ public final class WorkerLoop<S extends Enum<S>> {
     }
 
     private void awaitFinished(Poller p, long millis) throws InterruptedException {
-        Decision<S> d = p.finished.poll(millis, TimeUnit.MILLISECONDS);
-        if (d != null) {
+        p.waiting = true;
+        Decision<S> d;
+        try {
+            d = p.finished.poll(millis, TimeUnit.MILLISECONDS);
+        } finally {
+            p.waiting = false;
+        }
+        if (d == WAKE) {
+            wakePending.set(false);
+        } else if (d != null) {
             p.finished.add(d);
         }
     }
@@ -343,6 +388,9 @@ public final class WorkerLoop<S extends Enum<S>> {
     private void flush(Poller p) {
         List<Decision<S>> batch = new ArrayList<>();
         p.finished.drainTo(batch);
+        if (batch.removeIf(d -> d == WAKE)) {
+            wakePending.set(false); // the claim that follows is the one the wake asked for
+        }
         if (batch.isEmpty()) {
             return;
         }
@@ -540,12 +588,20 @@ public final class WorkerLoop<S extends Enum<S>> {
     }
 
     /** Stops claiming, settles or releases in-flight rows within the shutdown timeout, stops the threads. */
+    @SuppressWarnings("unchecked")
     public synchronized void shutdown() {
         if (stopped) {
             return;
         }
         claiming = false;
         stopping = true;
+        Runnable unregister = unregisterWake;
+        if (unregister != null) {
+            unregister.run();
+        }
+        for (Poller p : pollers) {
+            p.finished.add(WAKE); // ends a wait between polls now, not after it (up to maxIdle)
+        }
         long deadline = System.nanoTime() + Math.max(1, shutdownTimeout.toMillis()) * 1_000_000L;
         try {
             for (Poller p : pollers) {
@@ -574,6 +630,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         for (Poller p : pollers) {
             p.finished.drainTo(left);
         }
+        left.removeIf(d -> d == WAKE);
         List<Decision<S>> writes = new ArrayList<>();
         for (Decision<S> d : left) {
             if (d.outcome() != null) {

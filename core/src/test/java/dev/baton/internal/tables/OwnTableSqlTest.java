@@ -91,6 +91,11 @@ class OwnTableSqlTest {
         public Diagnostics diagnostics() {
             throw new UnsupportedOperationException();
         }
+
+        @Override
+        public dev.baton.spi.Notifications notifications() {
+            return dev.baton.spi.Notifications.NONE;
+        }
     };
 
     private static List<String> renamed(String script, String table) {

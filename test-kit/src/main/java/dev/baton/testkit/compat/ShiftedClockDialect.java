@@ -6,6 +6,7 @@ import dev.baton.spi.DatabaseInfo;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.DialectTraits;
+import dev.baton.spi.Notifications;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
 import java.lang.reflect.InvocationHandler;
@@ -72,6 +73,11 @@ public final class ShiftedClockDialect implements Dialect {
     @Override
     public Diagnostics diagnostics() {
         return delegate.diagnostics();
+    }
+
+    @Override
+    public Notifications notifications() {
+        return delegate.notifications();
     }
 
     /** {@code words} with {@code currentTimestamp()} shifted; every other call goes to {@code words} itself. */

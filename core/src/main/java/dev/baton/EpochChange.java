@@ -1,0 +1,38 @@
+package dev.baton;
+
+/**
+ * A claim found that another server had become the writer since this process last claimed from the queue (the
+ * writer's epoch changed: PostgreSQL's timeline after a promotion), and what Baton did about the sends it may have lost
+ * ({@link BatonListener#onEpochChange}).
+ *
+ * <p>A failover to a standby that lacked the last commits of the old writer loses them: SENDING marks, completions.
+ * A row whose mark is gone is claimable again on the new writer, and a second claim would make its irreversible call a
+ * second time. Baton keeps, per queue and per process, the SENDING marks it committed within the last {@link
+ * #WINDOW} that were not known durable on a standby ({@link SendDurability#OFF}, or a {@link SendDurability#WARN} wait
+ * that ran out). When the epoch changes, it looks up those rows on the new writer before its claim: those in the
+ * claimable or processing state lost their mark with the old writer, and go to the unknown state, for reconciliation
+ * after the usual quarantine, never straight back to a claim.
+ *
+ * <p>The record is in the memory of the process that made the marks: a worker process that ends with the old writer,
+ * or a claim by another process that reaches the new writer first, is not covered. Only {@link
+ * SendDurability#REQUIRE} rules out the double send itself.
+ *
+ * @param queue the queue's name
+ * @param from the epoch before (e.g. {@code timeline 1})
+ * @param to the epoch now
+ * @param marksNotKnownDurable SENDING marks this process committed within the {@link #WINDOW} before the change that
+ *     no standby was known to have: the sends a failover could have made in doubt
+ * @param lostMarks of those, rows the new writer had without their mark (claimable or processing): moved to the
+ *     unknown state, the sends in doubt that this process found
+ * @param untracked marks not kept because more than {@link #MAX_TRACKED} were made within the window (0 normally): a
+ *     row among them that lost its mark is claimable again
+ */
+public record EpochChange(
+        String queue, String from, String to, int marksNotKnownDurable, long lostMarks, long untracked) {
+
+    /** How long a SENDING mark that is not known durable is kept: the replication lag a failover may lose. */
+    public static final java.time.Duration WINDOW = java.time.Duration.ofSeconds(60);
+
+    /** The most marks kept per queue and process (the oldest go first; {@link #untracked} counts them). */
+    public static final int MAX_TRACKED = 200_000;
+}

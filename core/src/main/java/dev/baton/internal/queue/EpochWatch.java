@@ -1,0 +1,184 @@
+package dev.baton.internal.queue;
+
+import dev.baton.EpochChange;
+import dev.baton.internal.Engine;
+import dev.baton.spi.SqlError;
+import dev.baton.spi.SqlFragment;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Contract item 4 of issue 24 for a queue with a non-idempotent sink: reads the writer's epoch ({@link
+ * dev.baton.spi.Diagnostics#epoch}) on the claim's connection before each claim, and keeps the SENDING marks this
+ * process committed within {@link EpochChange#WINDOW} that were not known durable on a standby. When the epoch
+ * changes, the rows of those marks that the new writer holds in the claimable or processing state (their mark was
+ * lost with the old writer) move to the unknown state, with the quarantine an expired send gets, before the claim
+ * runs; listeners hear {@link dev.baton.BatonListener#onEpochChange}. Claims of other threads wait for the move.
+ * Thread-safe.
+ *
+ * <p>The move runs on the claim's connection: every dialect that reports an epoch (PostgreSQL) claims in autocommit
+ * mode, so it commits by itself, before the claim.
+ */
+final class EpochWatch<S extends Enum<S>> {
+    private static final Logger log = LoggerFactory.getLogger(EpochWatch.class);
+    private static final int CHUNK = 500;
+    private static final long WINDOW_NANOS = EpochChange.WINDOW.toNanos();
+
+    private record Mark(Object id, long nanos) {}
+
+    private final QueueShape<S> shape;
+    /** Oldest first; guarded by itself. */
+    private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+    /** Marks dropped because more than {@link EpochChange#MAX_TRACKED} were kept; guarded by {@link #marks}. */
+    private long untracked;
+    /** Set when the server refused the epoch query for another reason than a failover: never asked again. */
+    private volatile boolean unreadable;
+    /** The epoch the last claim saw; null before the first claim, or when the database reports none. */
+    private volatile String current;
+
+    EpochWatch(QueueShape<S> shape) {
+        this.shape = shape;
+    }
+
+    /** Whether this queue reads the epoch: only a queue with a non-idempotent sink has sends to lose. */
+    boolean active() {
+        return shape.sending != null;
+    }
+
+    /** A SENDING mark of row {@code id} committed and not known durable on a standby. */
+    void notKnownDurable(Object id) {
+        long now = System.nanoTime();
+        synchronized (marks) {
+            marks.addLast(new Mark(id, now));
+            prune(now);
+            if (marks.size() > EpochChange.MAX_TRACKED) {
+                marks.pollFirst();
+                untracked++;
+            }
+        }
+    }
+
+    /** Before a claim on {@code c}: reads the epoch and, when it changed, moves the rows whose marks were lost. */
+    void beforeClaim(Connection c) throws SQLException {
+        if (!active() || shape.engine.inHostTransaction()) {
+            return;
+        }
+        if (unreadable) {
+            return;
+        }
+        Optional<String> read;
+        try {
+            read = shape.dialect.diagnostics().epoch(c);
+        } catch (SQLException e) {
+            SqlError error = shape.dialect.diagnostics().classify(e);
+            if (error.retryable() || error.failover()) {
+                throw e; // the claim's retry reads it again, on a new connection
+            }
+            // a server that does not offer the function (a managed service's fork): claims go on without the watch
+            unreadable = true;
+            log.warn(
+                    "queue '{}': cannot read the writer's epoch ({}); rows whose SENDING marks a failover loses will"
+                            + " not be sent to reconciliation by this process",
+                    shape.name,
+                    e.getMessage());
+            return;
+        }
+        if (read.isEmpty() || read.get().equals(current)) {
+            return;
+        }
+        synchronized (this) {
+            String before = current;
+            String now = read.get();
+            if (now.equals(before)) {
+                return; // another claim moved them
+            }
+            if (before == null) {
+                current = now; // this process's first claim: nothing it marked can be on another writer's past
+                return;
+            }
+            Set<Object> ids = new LinkedHashSet<>();
+            long dropped;
+            Mark last;
+            synchronized (marks) {
+                prune(System.nanoTime());
+                last = marks.peekLast();
+                for (Mark m : marks) {
+                    ids.add(m.id());
+                }
+                dropped = untracked;
+            }
+            long moved = moveToUnknown(c, new ArrayList<>(ids));
+            synchronized (marks) {
+                // marks made since were made on the new writer (or refused): only those up to here were in doubt
+                while (last != null && !marks.isEmpty() && marks.peekFirst().nanos() - last.nanos() <= 0) {
+                    marks.pollFirst();
+                }
+                untracked -= dropped;
+            }
+            EpochChange change = new EpochChange(shape.name, before, now, ids.size(), moved, dropped);
+            current = now;
+            if (moved > 0) {
+                log.warn(
+                        "queue '{}': the writer changed ({} -> {}), a failover: of the {} SENDING mark(s) this process made"
+                                + " in the last {} s that no standby was known to have, {} were gone on the new writer;"
+                                + " those sends are in doubt and their rows are now unknown, for reconciliation{}",
+                        shape.name,
+                        before,
+                        now,
+                        ids.size(),
+                        EpochChange.WINDOW.toSeconds(),
+                        moved,
+                        change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
+            } else {
+                log.info(
+                        "queue '{}': the writer changed ({} -> {}), a failover; every SENDING mark of the last {} s"
+                                + " that this process made ({}) is on the new writer{}",
+                        shape.name,
+                        before,
+                        now,
+                        EpochChange.WINDOW.toSeconds(),
+                        ids.size(),
+                        change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
+            }
+            shape.engine.fire(l -> l.onEpochChange(change));
+        }
+    }
+
+    /** Drops marks older than the window; the caller holds {@link #marks}. */
+    private void prune(long now) {
+        while (!marks.isEmpty() && now - marks.peekFirst().nanos() > WINDOW_NANOS) {
+            marks.pollFirst();
+        }
+    }
+
+    /**
+     * Claimable or processing rows among {@code ids} → unknown, token cleared, quarantined as an expired send is (its
+     * sender may still be about to call). Rows the new writer has sending, completed or dead are left alone.
+     */
+    private long moveToUnknown(Connection c, List<Object> ids) throws SQLException {
+        QueueShape<S> s = shape;
+        SqlFragment from = s.in(List.of(s.claimable, s.processing));
+        long moved = 0;
+        for (int i = 0; i < ids.size(); i += CHUNK) {
+            List<Object> chunk = ids.subList(i, Math.min(ids.size(), i + CHUNK));
+            String sql = "UPDATE " + s.qTable + " SET " + s.qState + " = ?, " + s.qLease + " = "
+                    + s.nowPlus(Sweeps.quarantine(s)) + ", " + s.qToken + " = NULL WHERE " + s.qId + " IN ("
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND " + from.sql();
+            List<Object> binds = new ArrayList<>();
+            binds.add(s.machine.code(s.unknown));
+            binds.addAll(chunk);
+            binds.addAll(from.binds());
+            moved += Engine.update(c, sql, binds);
+        }
+        return moved;
+    }
+}
