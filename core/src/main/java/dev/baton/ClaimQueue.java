@@ -74,7 +74,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         definition
                 .engine()
                 .wakeups()
-                .queueBuilt(name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
+                .queueBuilt(shape.name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */

@@ -96,10 +96,9 @@ public final class Inspection<S extends Enum<S>> {
             return counted;
         }
         // the standbys are the writer's: asked there even when the counts came from a reader
-        OptionalInt standbys =
-                shape.engine.autocommit("read the standbys of queue '" + shape.name + "'", c -> shape.dialect
-                        .diagnostics()
-                        .failoverStandbys(c));
+        OptionalInt standbys = shape.engine.autocommit(
+                "read the standbys of queue '" + shape.name + "'",
+                c -> shape.dialect.diagnostics().failoverStandbys(c));
         QueueHealth h = counted;
         return new QueueHealth(
                 h.eligible(),
@@ -161,46 +160,49 @@ public final class Inspection<S extends Enum<S>> {
                                                 + eligibleNow.sql() + " ORDER BY " + String.join(", ", shape.orderBy),
                                         limit)
                         + ") baton_first";
-        QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "' (counts up to "
-                + limit + ")", c -> {
-            long eligible = AdminPages.count(c, shape, from + eligibleNow.sql(), eligibleNow.binds(), limit);
-            // NOT (guard) would drop rows whose guard is NULL; the CASE counts them as not eligible, as health() does
-            long waiting = AdminPages.count(
-                    c,
-                    shape,
-                    from + isClaimable.sql() + " AND (CASE WHEN " + eligibleNow.sql() + " THEN 1 ELSE 0 END) = 0",
-                    waitingBinds,
-                    limit);
-            long inFlight = AdminPages.count(
-                    c,
-                    shape,
-                    from + isProcessing.sql() + " AND " + shape.qLease + " >= " + now,
-                    isProcessing.binds(),
-                    limit);
-            long expired = AdminPages.count(
-                    c,
-                    shape,
-                    from + isProcessing.sql() + " AND " + shape.qLease + " < " + now,
-                    isProcessing.binds(),
-                    limit);
-            long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
-            long unknown = 0;
-            if (shape.unknown != null) {
-                SqlFragment isUnknown = shape.in(List.of(shape.unknown));
-                unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
-            }
-            Duration age = null;
-            if (oldest != null) {
-                try (PreparedStatement ps = c.prepareStatement(oldest)) {
-                    Rows.bind(ps, 1, eligibleNow.binds());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        age = age(rs.getTimestamp(1), rs.getTimestamp(2));
+        QueueHealth counted = shape.engine
+                .reader()
+                .autocommit("measure queue '" + shape.name + "' (counts up to " + limit + ")", c -> {
+                    long eligible = AdminPages.count(c, shape, from + eligibleNow.sql(), eligibleNow.binds(), limit);
+                    // NOT (guard) would drop rows whose guard is NULL; the CASE counts them as not eligible, as
+                    // health() does
+                    long waiting = AdminPages.count(
+                            c,
+                            shape,
+                            from + isClaimable.sql() + " AND (CASE WHEN " + eligibleNow.sql()
+                                    + " THEN 1 ELSE 0 END) = 0",
+                            waitingBinds,
+                            limit);
+                    long inFlight = AdminPages.count(
+                            c,
+                            shape,
+                            from + isProcessing.sql() + " AND " + shape.qLease + " >= " + now,
+                            isProcessing.binds(),
+                            limit);
+                    long expired = AdminPages.count(
+                            c,
+                            shape,
+                            from + isProcessing.sql() + " AND " + shape.qLease + " < " + now,
+                            isProcessing.binds(),
+                            limit);
+                    long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
+                    long unknown = 0;
+                    if (shape.unknown != null) {
+                        SqlFragment isUnknown = shape.in(List.of(shape.unknown));
+                        unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
                     }
-                }
-            }
-            return new QueueHealth(eligible, waiting, inFlight, expired, dead, unknown, age);
-        });
+                    Duration age = null;
+                    if (oldest != null) {
+                        try (PreparedStatement ps = c.prepareStatement(oldest)) {
+                            Rows.bind(ps, 1, eligibleNow.binds());
+                            try (ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                                age = age(rs.getTimestamp(1), rs.getTimestamp(2));
+                            }
+                        }
+                    }
+                    return new QueueHealth(eligible, waiting, inFlight, expired, dead, unknown, age);
+                });
         return withDurability(counted);
     }
 
