@@ -44,7 +44,7 @@ public final class ConsoleQueryTimeBench {
     }
 
     static void run(TestDatabase db) throws Exception {
-        String t = TestDatabases.uniqueName("cs_bench_dead");
+        String t = TestDatabases.uniqueName(System.getProperty("bench.table", "cs_bench_dead"));
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + t + " (id BIGINT NOT NULL PRIMARY KEY, sync_status INT NOT NULL, lease_until " + ts
                 + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts
