@@ -61,23 +61,20 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     ClaimQueue(QueueDefinition<S> definition) {
         this.shape = new QueueShape<>(definition);
-        String name = shape.name;
-        Duration lease = shape.lease;
-        Duration margin = shape.margin;
-        Duration sendTimeout = shape.sendTimeout;
+        QueueShape<S> sh = shape; // the lambda reads the shape, not this
         this.claimer = new Claimer<>(
                 shape,
-                (id, token, attempt, values, start) ->
-                        new ClaimedRow<>(name, id, token, attempt, values, start, lease, margin, sendTimeout));
+                (id, token, attempt, values, start) -> new ClaimedRow<>(
+                        sh.name, id, token, attempt, values, start, sh.lease, sh.margin, sh.sendTimeout));
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
-        this.deadLetters = new DeadLetters<>(name, shape.engine, new DeadLetterStatements<>(shape), null);
+        this.deadLetters = new DeadLetters<>(shape.name, shape.engine, new DeadLetterStatements<>(shape), null);
         this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);
         definition
                 .engine()
                 .wakeups()
-                .queueBuilt(name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
+                .queueBuilt(shape.name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
@@ -314,8 +311,6 @@ public final class ClaimQueue<S extends Enum<S>> {
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
         }
         if (shape.engine.inHostTransaction()) {
-            // joined, the mark would not be committed before the call; on a connection of its own it could wait
-            // forever on a lock the caller's transaction holds
             throw new BatonException("markSending in queue '" + shape.name + "' must commit before the external call:"
                     + " call it outside a transaction");
         }
@@ -363,9 +358,17 @@ public final class ClaimQueue<S extends Enum<S>> {
         return shape.sendTimeout;
     }
 
-    /** Measures the queue (one query, database clock). */
+    /** Measures the queue (one query, database clock). It reads the whole table: see {@link #health(int)}. */
     public QueueHealth health() {
         return inspection.health();
+    }
+
+    /**
+     * {@link #health()} with each count stopped at {@code limit}, 1..100,000 (else a {@link ConfigurationException}
+     * before any SQL; a count equal to it means "at least"), one bounded statement per state.
+     */
+    public QueueHealth health(int limit) {
+        return inspection.health(limit);
     }
 
     /**

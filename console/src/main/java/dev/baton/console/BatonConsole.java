@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  * a row, an error or a form is HTML-escaped, long texts are cut, and the pages carry a Content-Security-Policy that
  * runs no script.
  *
- * <p>Numbers come from samples of {@link ClaimQueue#health()} taken every {@link Builder#sampleInterval sample
- * interval} on a daemon thread and after each action, not from every page view (the health query reads the whole
- * table). The dead-letter and unknown-send tables are keyset-paged. Thread-safe; {@link #close()} stops the sampler.
+ * <p>Numbers come from samples of {@link ClaimQueue#health(int)}, each count stopped at 10,001 (shown as
+ * "10,000+"), taken every {@link Builder#sampleInterval sample interval} on a daemon thread and after each action,
+ * not from every page view; no count scans the table. The dead-letter and unknown-send tables are keyset-paged.
+ * Thread-safe; {@link #close()} stops the sampler.
  */
 public final class BatonConsole implements AutoCloseable {
     /** The SLF4J logger every action is written to, at INFO. */

@@ -489,6 +489,23 @@ class ConsoleHttpTest {
             assertEquals(db.get(Sync.PROCESSING), number(body, "in-flight") + number(body, "expired"));
         }
 
+        @Test
+        void aCountPastTenThousandIsShownAsTenThousandPlus() throws Exception {
+            open(false, 50, 0);
+            String digit = "(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4"
+                    + " UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+            // 20,000 dead rows in one statement: the page's count stops at 10,001 and says so
+            f.db.execute("INSERT INTO " + f.table + " (id, sync_status, attempts, last_error)"
+                    + " SELECT CONCAT('big-', e.n * 10000 + a.n * 1000 + b.n * 100 + c.n * 10 + d.n), "
+                    + Sync.FAILED.code() + ", 5, 'gave up' FROM " + digit + " a, " + digit + " b, " + digit + " c, "
+                    + digit + " d, (SELECT 0 AS n UNION ALL SELECT 1) e");
+            f.console.sample();
+            String body = new Client(f.base(), "reader").get("").body();
+            assertTrue(body.contains("data-k=\"dead\">10,000+<"), body);
+            assertEquals(3, number(body, "eligible"), "the counts below the bound stay exact");
+            assertEquals(2, number(body, "unknown"));
+        }
+
         private long number(String body, String key) {
             Matcher m = Pattern.compile("data-k=\"" + key + "\">(\\d+)<").matcher(body);
             assertTrue(m.find(), key);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -123,8 +124,15 @@ public final class Pages {
         b.append("<td class=\"n\" data-k=\"")
                 .append(key)
                 .append("\">")
-                .append(n)
+                .append(count(n))
                 .append("</td>");
+    }
+
+    /** A count as the page shows it: a count that reached the bound is "10,000+". */
+    static String count(long n) {
+        return n >= QueueAdmin.COUNT_LIMIT
+                ? String.format(Locale.ROOT, "%,d+", QueueAdmin.COUNT_LIMIT - 1)
+                : Long.toString(n);
     }
 
     static String age(@Nullable Duration d) {

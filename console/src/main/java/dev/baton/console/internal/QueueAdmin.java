@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  * @param <S> the queue's states
  */
 public final class QueueAdmin<S extends Enum<S>> {
+    /** Counts stop here: a count of {@value} means "more than 10,000". */
+    public static final int COUNT_LIMIT = 10_001;
+
     private final ClaimQueue<S> queue;
     private final String kind;
     private final Supplier<? extends Collection<Worker>> allWorkers;
@@ -76,8 +79,12 @@ public final class QueueAdmin<S extends Enum<S>> {
         return mine;
     }
 
+    /**
+     * The queue's numbers, each count stopped at {@link #COUNT_LIMIT} (one bounded statement per state: a table of a
+     * million dead rows costs what one of ten thousand does); a count that reaches it is shown as "10,000+".
+     */
     public QueueHealth health() {
-        return queue.health();
+        return queue.health(COUNT_LIMIT);
     }
 
     /** A page of dead rows after {@code after} (null: the first page). */

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last samples of one queue's health, kept in memory for the page's numbers and its backlog chart. The page reads
- * the latest sample instead of measuring on every view: the health query reads the whole table, and a page opened by
- * many operators must not multiply it. Thread-safe.
+ * the latest sample instead of measuring on every view: each sample is a few bounded counts ({@link
+ * QueueAdmin#health()}), and a page opened by many operators must not multiply them. Thread-safe.
  */
 public final class Sampler {
     private static final Logger LOG = LoggerFactory.getLogger(Sampler.class);

@@ -2,8 +2,10 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.spi.Rows;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -52,16 +54,20 @@ public final class AdminPages {
      */
     public static long count(QueueShape<?> shape, String fromWhere, List<Object> binds, int limit, String operation) {
         checkCount(limit, shape.name);
+        return shape.engine.reader().autocommit(operation, c -> count(c, shape, fromWhere, binds, limit));
+    }
+
+    /** {@link #count(QueueShape, String, List, int, String)} on {@code c}; the limit is checked by the caller. */
+    static long count(Connection c, QueueShape<?> shape, String fromWhere, List<Object> binds, int limit)
+            throws SQLException {
         String sql = "SELECT COUNT(*) FROM ("
                 + shape.dialect.sql().firstRows("SELECT 1 AS baton_one " + fromWhere, limit) + ") baton_counted";
-        return shape.engine.reader().autocommit(operation, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                Rows.bind(ps, 1, binds);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Rows.bind(ps, 1, binds);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
-        });
+        }
     }
 }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the queue reports about its table: health (one query, database clock), verify (columns, unique id and, where
@@ -74,12 +75,7 @@ public final class Inspection<S extends Enum<S>> {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     long eligibleCount = rs.getLong(1);
-                    Duration oldest = null;
-                    Timestamp oldestTs = ageColumn == null ? null : rs.getTimestamp(7);
-                    Timestamp dbNow = rs.getTimestamp(8);
-                    if (oldestTs != null && dbNow != null) {
-                        oldest = Duration.ofMillis(Math.max(0, dbNow.getTime() - oldestTs.getTime()));
-                    }
+                    Duration oldest = age(ageColumn == null ? null : rs.getTimestamp(7), rs.getTimestamp(8));
                     return new QueueHealth(
                             eligibleCount,
                             rs.getLong(2) - eligibleCount,
@@ -91,13 +87,18 @@ public final class Inspection<S extends Enum<S>> {
                 }
             }
         });
+        return withDurability(counted);
+    }
+
+    /** {@code counted} with the writer's standbys and the send-durability problem, for a queue whose policy is not OFF. */
+    private QueueHealth withDurability(QueueHealth counted) {
         if (shape.def.sendDurability() == SendDurability.OFF) {
             return counted;
         }
         // the standbys are the writer's: asked there even when the counts came from a reader
-        OptionalInt standbys =
-                shape.engine.autocommit("read the standbys of queue '" + shape.name + "'", c -> d.diagnostics()
-                        .failoverStandbys(c));
+        OptionalInt standbys = shape.engine.autocommit(
+                "read the standbys of queue '" + shape.name + "'",
+                c -> shape.dialect.diagnostics().failoverStandbys(c));
         QueueHealth h = counted;
         return new QueueHealth(
                 h.eligible(),
@@ -130,6 +131,83 @@ public final class Inspection<S extends Enum<S>> {
                     + " be durable on a failover target: " + effect);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Measures the queue with each count stopped at {@code limit}: one bounded statement per count ({@code SELECT
+     * COUNT(*) FROM (SELECT 1 … WHERE <state> … LIMIT limit)}), so that none reads more than {@code limit} rows of its
+     * state however many rows the table holds; the oldest eligible age is taken over the first {@code limit} eligible
+     * rows in claim order (exact when fewer are eligible, or when the queue is ordered by its age column).
+     */
+    public QueueHealth health(int limit) {
+        AdminPages.checkCount(limit, shape.name);
+        Dialect d = shape.dialect;
+        String now = d.sql().currentTimestamp();
+        String from = "FROM " + shape.qTable + " WHERE ";
+        SqlFragment eligibleNow = shape.claimWhere;
+        SqlFragment isClaimable = shape.in(List.of(shape.claimable));
+        SqlFragment isProcessing = shape.in(List.of(shape.processing));
+        SqlFragment isDead = shape.in(List.of(shape.dead));
+        List<Object> waitingBinds = new ArrayList<>(isClaimable.binds());
+        waitingBinds.addAll(eligibleNow.binds());
+        String ageColumn = shape.def.ageColumn();
+        String oldest = ageColumn == null
+                ? null
+                : "SELECT MIN(baton_first.baton_age), " + now + " FROM ("
+                        + d.sql()
+                                .firstRows(
+                                        "SELECT " + Identifiers.quote(d, ageColumn) + " AS baton_age " + from
+                                                + eligibleNow.sql() + " ORDER BY " + String.join(", ", shape.orderBy),
+                                        limit)
+                        + ") baton_first";
+        QueueHealth counted = shape.engine
+                .reader()
+                .autocommit("measure queue '" + shape.name + "' (counts up to " + limit + ")", c -> {
+                    long eligible = AdminPages.count(c, shape, from + eligibleNow.sql(), eligibleNow.binds(), limit);
+                    // NOT (guard) would drop rows whose guard is NULL; the CASE counts them as not eligible, as
+                    // health() does
+                    long waiting = AdminPages.count(
+                            c,
+                            shape,
+                            from + isClaimable.sql() + " AND (CASE WHEN " + eligibleNow.sql()
+                                    + " THEN 1 ELSE 0 END) = 0",
+                            waitingBinds,
+                            limit);
+                    long inFlight = AdminPages.count(
+                            c,
+                            shape,
+                            from + isProcessing.sql() + " AND " + shape.qLease + " >= " + now,
+                            isProcessing.binds(),
+                            limit);
+                    long expired = AdminPages.count(
+                            c,
+                            shape,
+                            from + isProcessing.sql() + " AND " + shape.qLease + " < " + now,
+                            isProcessing.binds(),
+                            limit);
+                    long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
+                    long unknown = 0;
+                    if (shape.unknown != null) {
+                        SqlFragment isUnknown = shape.in(List.of(shape.unknown));
+                        unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
+                    }
+                    Duration age = null;
+                    if (oldest != null) {
+                        try (PreparedStatement ps = c.prepareStatement(oldest)) {
+                            Rows.bind(ps, 1, eligibleNow.binds());
+                            try (ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                                age = age(rs.getTimestamp(1), rs.getTimestamp(2));
+                            }
+                        }
+                    }
+                    return new QueueHealth(eligible, waiting, inFlight, expired, dead, unknown, age);
+                });
+        return withDurability(counted);
+    }
+
+    private static @Nullable Duration age(@Nullable Timestamp oldest, @Nullable Timestamp now) {
+        return oldest == null || now == null ? null : Duration.ofMillis(Math.max(0, now.getTime() - oldest.getTime()));
     }
 
     /** The names, each checked as a plain identifier (before any SQL). */

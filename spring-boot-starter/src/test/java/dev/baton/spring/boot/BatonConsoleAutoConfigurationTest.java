@@ -29,7 +29,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The console in a servlet application, on the local PostgreSQL: off by default, served under its path when
  * enabled, with the request's principal and roles (a filter sets them here, as Spring Security's request wrapper
- * does), refusing operate mode without Spring Security or an authenticator.
+ * does), refusing operate mode without Spring Security's filter chain or an authenticator. Spring Security's own
+ * auto-configuration is excluded here; {@link BatonConsoleSpringSecurityTest} runs the console behind it.
  */
 class BatonConsoleAutoConfigurationTest {
     /** Sets the principal and roles from an {@code X-User} header ("name:ROLE,ROLE"), as a security filter would. */
@@ -63,6 +64,13 @@ class BatonConsoleAutoConfigurationTest {
         }
     }
 
+    /** Spring Security's servlet auto-configuration (its jar is on the test classpath): these tests go without it. */
+    static final List<String> NO_SPRING_SECURITY = List.of(
+            "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+            "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration");
+
     static ConfigurableApplicationContext start(TestDatabase db, Orders orders, String... properties) {
         List<String> props = new ArrayList<>(List.of(
                 "spring.datasource.url=" + db.jdbcUrl(),
@@ -74,7 +82,8 @@ class BatonConsoleAutoConfigurationTest {
                 "baton.own-tables.create=true",
                 "baton.own-tables.outbox=" + orders.outbox,
                 "test.orders=" + orders.table,
-                "test.outbox=" + orders.outbox));
+                "test.outbox=" + orders.outbox,
+                "spring.autoconfigure.exclude=" + String.join(",", NO_SPRING_SECURITY)));
         props.addAll(List.of(properties));
         return new SpringApplicationBuilder(TestApp.class, HeaderSecurity.class)
                 .web(WebApplicationType.SERVLET)

@@ -841,9 +841,30 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertEquals(0, h.expiredLeases());
         assertEquals(1, h.dead());
         assertNotNull(h.oldestEligibleAge());
+        // the bounded reads: exact below their limit, stopped at it above
+        QueueHealth bounded = q.health(100);
+        assertEquals(
+                List.of(h.eligible(), h.waiting(), h.inFlight(), h.expiredLeases(), h.dead(), h.unknown()),
+                List.of(
+                        bounded.eligible(),
+                        bounded.waiting(),
+                        bounded.inFlight(),
+                        bounded.expiredLeases(),
+                        bounded.dead(),
+                        bounded.unknown()));
+        assertNotNull(bounded.oldestEligibleAge());
+        QueueHealth capped = q.health(2);
+        assertEquals(
+                List.of(2L, 2L, 1L, 1L),
+                List.of(capped.eligible(), capped.waiting(), capped.inFlight(), capped.dead()));
+        assertThrows(ConfigurationException.class, () -> q.health(0));
+        assertThrows(ConfigurationException.class, () -> q.health(100_001));
         QueueHealth later = jobs.queue(at(LEASE.plusSeconds(5)), LEASE).health();
         assertEquals(1, later.expiredLeases());
         assertTrue(later.oldestEligibleAge().compareTo(LEASE) > 0);
+        QueueHealth laterBounded = jobs.queue(at(LEASE.plusSeconds(5)), LEASE).health(100);
+        assertEquals(List.of(1L, 0L), List.of(laterBounded.expiredLeases(), laterBounded.inFlight()));
+        assertTrue(laterBounded.oldestEligibleAge().compareTo(LEASE) > 0);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.baton.console.ConsoleAuthenticator;
 import dev.baton.spring.boot.BatonAutoConfiguration;
 import dev.baton.spring.boot.BatonQueues;
 import dev.baton.spring.boot.BatonWorkers;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,14 +16,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.util.ClassUtils;
 
 /**
  * The operations console ({@code baton-console}) as a servlet under {@code baton.console.path}, when
  * {@code baton.console.enabled=true} in a servlet web application. Users and roles come from a
  * {@link ConsoleAuthenticator} bean if there is one, else from the servlet request ({@code getUserPrincipal},
- * {@code isUserInRole}), which Spring Security fills; in operate mode one of the two must be there, or the context
- * does not start.
+ * {@code isUserInRole}), which Spring Security fills; in operate mode one of the two must be there (Spring Security:
+ * its filter chain in the context), or the context does not start. Spring Security's CSRF filter must leave the
+ * console's path alone: the console checks its own token on every action (see {@code docs/src/console.md}).
  */
 @AutoConfiguration(after = BatonAutoConfiguration.class)
 @ConditionalOnClass({BatonConsole.class, ServletRegistrationBean.class})
@@ -31,7 +32,8 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnBean(BatonQueues.class)
 @EnableConfigurationProperties(BatonConsoleProperties.class)
 public class BatonConsoleAutoConfiguration {
-    static final String SPRING_SECURITY = "org.springframework.security.core.context.SecurityContextHolder";
+    /** The bean {@code @EnableWebSecurity} defines: Spring Security filters this context's requests. */
+    static final String SPRING_SECURITY_FILTER = "springSecurityFilterChain";
 
     /** For Spring. */
     public BatonConsoleAutoConfiguration() {}
@@ -43,22 +45,26 @@ public class BatonConsoleAutoConfiguration {
      * @param queues the queues
      * @param workers the workers
      * @param authenticators a {@link ConsoleAuthenticator} bean, if any
+     * @param beans the context, asked whether Spring Security's filter chain is in it
      * @return the console
-     * @throws ConfigurationException in operate mode with neither an authenticator bean nor Spring Security
+     * @throws ConfigurationException in operate mode with neither an authenticator bean nor Spring Security's filter
+     *     chain
      */
     @Bean(destroyMethod = "close")
     public BatonConsole batonConsole(
             BatonConsoleProperties properties,
             BatonQueues queues,
             BatonWorkers workers,
-            ObjectProvider<ConsoleAuthenticator> authenticators) {
+            ObjectProvider<ConsoleAuthenticator> authenticators,
+            ListableBeanFactory beans) {
         ConsoleAuthenticator auth = authenticators.getIfUnique();
         if (auth == null) {
-            if (properties.operate()
-                    && !ClassUtils.isPresent(SPRING_SECURITY, getClass().getClassLoader())) {
+            // Spring Security's jar alone authenticates nobody: its filter chain must be in this context
+            if (properties.operate() && !beans.containsBean(SPRING_SECURITY_FILTER)) {
                 throw new ConfigurationException("baton.console.operate=true needs Spring Security or a"
                         + " ConsoleAuthenticator bean: without one the console cannot tell who may requeue rows and"
-                        + " resolve sends");
+                        + " resolve sends (Spring Security counts when its filter chain, bean '"
+                        + SPRING_SECURITY_FILTER + "', is in the context)");
             }
             auth = new ServletAuthenticator(properties.readRole(), properties.operateRole());
         }
