@@ -71,10 +71,6 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.inspection = new Inspection<>(shape, claimer);
         this.deadLetters = new DeadLetters<>(shape.name, shape.engine, new DeadLetterStatements<>(shape), null);
         this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);
-        definition
-                .engine()
-                .wakeups()
-                .queueBuilt(shape.name, shape.table, definition.stateColumn(), shape.claimable, definition.eligible());
     }
 
     /** The queue's name, used in log and exception messages, listener calls and idempotency keys. */
@@ -257,10 +253,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         return heartbeatAll(List.of(row)).get(0);
     }
 
-    /**
-     * Extends the leases of many rows in one transaction, and the local deadline ({@link ClaimedRow#remaining()}) of
-     * each row extended, counted from the time taken before the statement was sent.
-     */
+    /** Extends many leases in one transaction, and the local deadline of each row extended ({@code remaining()}). */
     public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
         long start = System.nanoTime();
         List<LeaseResult<S>> results = writes.heartbeatAll(rows);
@@ -332,10 +325,9 @@ public final class ClaimQueue<S extends Enum<S>> {
      * Returns rows whose lease expired to the claimable state, moves those whose lease expired on their last
      * attempt ({@code attempts >= maxAttempts}: the handler crashed or hung every time) to the dead state, and moves
      * rows whose lease expired while sending to the unknown state. A claimable row whose attempts are used up (put
-     * back by a host's transition or an older version; {@link #claim(int)} passes it over, so it is never handed out
-     * for an attempt past {@code maxAttempts}) also goes to the dead state, keeping its last error. Clears the claim token of every row it moves, so
-     * no write or read-back of the expired claim can match. Runs in bounded batches that skip locked rows. Workers
-     * call it periodically.
+     * back by a host's transition or an older version, which {@link #claim(int)} passes over) also goes to the dead
+     * state, keeping its last error. Clears the claim token of every row it moves, so no write or read-back of the
+     * expired claim can match. Runs in bounded batches that skip locked rows; workers call it periodically.
      *
      * @return rows reclaimed plus rows dead-lettered plus rows moved to unknown
      */
@@ -396,8 +388,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      * Checks the table: the columns the queue needs exist with usable types, the columns its {@code eligibleWhen}
      * conditions, order, {@code select}, {@code orderedPerKey} and {@code ageColumn} name exist, the id is unique, and
      * (PostgreSQL, MySQL, MariaDB) an index serves the claim, proven by the planner. Throws one exception listing every
-     * problem and the DDL that fixes it; for a missing table, the whole {@link #createTableSql}. Same as
-     * {@link #verify(String...)} with no columns.
+     * problem and the DDL that fixes it; for a missing table, the whole {@link #createTableSql}.
      *
      * @throws SchemaMismatchException if anything is missing
      */

@@ -244,6 +244,8 @@ public final class QueueShape<S extends Enum<S>> {
         this.heldBinds = heldIn.binds();
         this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
         this.epochs = new EpochWatch<>(this);
+        // the queue's idle workers in this process wake after commits that make its rows eligible
+        engine.wakeups().queueBuilt(name, table, def.stateColumn(), claimable, def.eligible());
     }
 
     /** {@code state IN (states)}; the held states' guard is rendered once. */
