@@ -219,7 +219,7 @@ public final class Baton {
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
         private List<HostTransactions> hostTransactions;
         private String receiptsTable = OwnTable.RECEIPTS.defaultName();
-        private boolean crossProcessWakeups = true;
+        private boolean crossProcessWakeups;
         private String wakeupChannel = Wakeups.DEFAULT_CHANNEL;
         private DataSource reader;
 
@@ -297,7 +297,8 @@ public final class Baton {
 
         /**
          * Whether workers in other processes are woken by notifications where the database has them (PostgreSQL's
-         * {@code LISTEN}/{@code NOTIFY}). Default true. When on, every operation that makes rows claimable for a queue
+         * {@code LISTEN}/{@code NOTIFY}). Default false (opt in): behind a pooler in transaction mode a {@code LISTEN}
+         * stays on whichever server session ran it, which later serves other clients. When on, every operation that makes rows claimable for a queue
          * built in this JVM sends one {@code pg_notify} per queue in its transaction (one statement more), and an
          * instance with running workers holds one connection of the data source to listen on. Off: no notification is
          * sent or listened for; workers are still woken by commits in their own JVM, and poll. A data source behind

@@ -117,7 +117,7 @@ public final class Engine {
                 hosts,
                 interceptors,
                 receiptsTable,
-                true,
+                false,
                 Wakeups.DEFAULT_CHANNEL,
                 null);
     }

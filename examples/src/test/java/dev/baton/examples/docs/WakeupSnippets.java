@@ -30,15 +30,13 @@ final class WakeupSnippets {
     // end::wakeup-worker[]
 
     // tag::wakeup-builder[]
-    static Baton behindPgBouncer(DataSource transactionPooled) {
-        // PgBouncer in transaction mode delivers no notification: send none, listen for none; workers are still
-        // woken by commits in their own JVM, and poll
-        return Baton.builder(transactionPooled).crossProcessWakeups(false).build();
-    }
-
-    static Baton ownChannel(DataSource dataSource) {
-        // instances that should wake each other share a channel (default baton_wakeups)
-        return Baton.builder(dataSource).wakeupChannel("billing_wakeups").build();
+    static Baton acrossProcesses(DataSource direct) {
+        // opt in on a data source that reaches PostgreSQL directly (not PgBouncer in transaction mode); instances
+        // that should wake each other share a channel (default baton_wakeups)
+        return Baton.builder(direct)
+                .crossProcessWakeups(true)
+                .wakeupChannel("billing_wakeups")
+                .build();
     }
     // end::wakeup-builder[]
 }

@@ -74,7 +74,10 @@ public abstract class AbstractNotifyWakeupTest extends DatabaseSuite {
     @Test
     void aWorkerInAnotherProcessIsWokenByTheNotificationOfACommitHere() throws Exception {
         jobs.insert(1, 1, Payment.PENDING);
-        Baton baton = Baton.builder(db.dataSource()).wakeupChannel(channel).build();
+        Baton baton = Baton.builder(db.dataSource())
+                .crossProcessWakeups(true)
+                .wakeupChannel(channel)
+                .build();
         StateTable<Payment> payments = baton.table(jobs.name()).state("payment_status", Payment.MACHINE);
         jobs.queue(baton, POLL); // built here: this process knows which queue the transition wakes
         try (JvmProcess worker = JvmProcess.builder(WakeupWorkerMain.class)
@@ -109,7 +112,10 @@ public abstract class AbstractNotifyWakeupTest extends DatabaseSuite {
     @Test
     void theListenerReconnectsAfterItsBackendIsTerminated() throws Exception {
         jobs.insert(1, 1, Payment.PENDING);
-        Baton baton = Baton.builder(db.dataSource()).wakeupChannel(channel).build();
+        Baton baton = Baton.builder(db.dataSource())
+                .crossProcessWakeups(true)
+                .wakeupChannel(channel)
+                .build();
         ClaimQueue<Sync> queue = jobs.queue(baton, POLL);
         Set<Object> handled = ConcurrentHashMap.newKeySet();
         try (Worker w = baton.worker(queue)

@@ -36,6 +36,7 @@ public final class WakeupWorkerMain {
         CountDownLatch done = new CountDownLatch(rows);
         try (HikariDataSource ds = new HikariDataSource(config)) {
             Baton baton = Baton.builder(ds)
+                    .crossProcessWakeups(true)
                     .wakeupChannel(args[4])
                     .interceptor(new BatonInterceptor() {
                         @Override
