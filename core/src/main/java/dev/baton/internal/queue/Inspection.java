@@ -254,6 +254,7 @@ public final class Inspection<S extends Enum<S>> {
                 durabilityProblem(d.diagnostics().failoverStandbys(c))
                         .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
             }
+            // XX check.requireWriter();
             check.throwIfProblems();
             return null;
         });
