@@ -2,6 +2,7 @@ package dev.baton.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -101,6 +102,7 @@ class PostgresFailoverProcessTest {
             assertTrue(f.lostMarks() > 0, "the JVMs found marks lost with the old primary: " + f);
             // the held rows' lost sends carried the same send token as the new claims' sends: the fenced sink refused
             // every one of those resends (the plain sink took them: a double send)
+            assertEquals(HELD, f.heldSendTokenRepeated(), f.toString());
             assertEquals(HELD, f.heldResendsRefused(), f.toString());
         }
     }
@@ -114,6 +116,11 @@ class PostgresFailoverProcessTest {
             assertEquals(0, f.doubleSends(), f.toString());
             assertEquals(0, f.marksNotKnownDurable(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
+            // REQUIRE guards sends only: callbacks acknowledged in the lost window are lost all the same
+            assertTrue(f.lostAcknowledgedTransitions() > 0, "the failover was lossy: " + f);
+            // the held claims (never marked: REQUIRE refuses a mark no standby has) lost their attempt too: the new
+            // claims of those rows carry the same send token
+            assertEquals(HELD, f.heldSendTokenRepeated(), f.toString());
         }
     }
 
@@ -140,6 +147,7 @@ class PostgresFailoverProcessTest {
             int epochChanges,
             int marksNotKnownDurable,
             long lostMarks,
+            int heldSendTokenRepeated,
             int heldResendsRefused,
             int callbacksAcknowledged,
             int callbacksAppliedTwice,
@@ -218,6 +226,7 @@ class PostgresFailoverProcessTest {
                                 if (applied > 1) {
                                     appliedTwice.incrementAndGet();
                                 }
+                                pause(); // a gateway's pace, not a flood: the ids last the run
                             }
                         },
                         "callback-" + t);
@@ -314,10 +323,17 @@ class PostgresFailoverProcessTest {
                 }
             }
             int heldRefused = 0;
+            int heldSendTokenRepeated = 0;
             for (ClaimedRow<Sync> row : held) {
                 for (Call c : byRow.getOrDefault(row.longId(), List.of())) {
-                    if (!c.process().equals("held") && c.sendToken() == row.sendToken() && !c.fenced()) {
-                        heldRefused++;
+                    if (c.process().equals("held")) {
+                        continue;
+                    }
+                    // the lost claim's token is never issued again for its row
+                    assertNotEquals(row.token(), c.claimToken(), "row " + row.longId());
+                    if (c.sendToken() == row.sendToken()) {
+                        heldSendTokenRepeated++; // the row's attempts went back with the lost claim
+                        heldRefused += c.fenced() ? 0 : 1;
                     }
                 }
             }
@@ -359,6 +375,7 @@ class PostgresFailoverProcessTest {
                     changes,
                     notKnownDurable,
                     lostMarks,
+                    heldSendTokenRepeated,
                     heldRefused,
                     acknowledged.size(),
                     appliedTwice.get(),
@@ -379,6 +396,14 @@ class PostgresFailoverProcessTest {
             workers.forEach(JvmProcess::close);
             sinkDb.dropTableIfExists(sink);
             sinkDb.dropTableIfExists(sink + "_fence");
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
