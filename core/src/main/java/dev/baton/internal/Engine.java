@@ -629,11 +629,19 @@ public final class Engine {
 
     /** Runs a batch as {@link #batchUpdate(String, BatchUpdate, Object[])}, with a work for after a lost reply. */
     public <T> T batchUpdate(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        return batchUpdate(operation, false, work, afterLostReply);
+    }
+
+    /**
+     * As {@link #batchUpdate(String, SqlWork, SqlWork)}; with {@code transaction}, always in a transaction (a claim
+     * that takes a rate limit's tokens in the same commit).
+     */
+    public <T> T batchUpdate(String operation, boolean transaction, SqlWork<T> work, SqlWork<T> afterLostReply) {
         HostTransaction host = hosts.current(dataSource);
         if (host != null) {
             refuseReadOnly(operation, host);
         }
-        return !dialect.traits().batchUpdateIsAtomic()
+        return transaction || !dialect.traits().batchUpdateIsAtomic()
                 ? transaction(operation, work, afterLostReply)
                 : autocommit(operation, work, afterLostReply);
     }

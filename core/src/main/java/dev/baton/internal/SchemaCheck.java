@@ -282,6 +282,12 @@ public final class SchemaCheck {
         }
     }
 
+    /** Adds a problem found by a caller, fixed by the statements {@code fixDdl}. */
+    public void problemFixedBy(String problem, List<String> fixDdl) {
+        problems.add(problem);
+        ddl.addAll(fixDdl);
+    }
+
     /** True when a problem was found so far. */
     public boolean hasProblems() {
         return !problems.isEmpty();
