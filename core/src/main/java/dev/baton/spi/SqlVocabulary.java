@@ -115,6 +115,17 @@ public interface SqlVocabulary {
     }
 
     /**
+     * Whether the database seeks an index with {@code state IN (…)} as one of its key parts inside a correlated
+     * subquery (PostgreSQL and SQL Server do). MySQL and MariaDB seek it by the equalities only and then read every
+     * entry of the key, the completed rows included, so the guard of a queue {@code orderedPerKey} ("no older active row
+     * of this key") grows with the delivered history; for them Baton writes one {@code NOT EXISTS} per state, each an
+     * equality seek. Default: true.
+     */
+    default boolean seeksIndexByStateList() {
+        return true;
+    }
+
+    /**
      * DDL for an index that serves a claim: by default on {@code columns} (the state column first, then the guard
      * columns, then the order). A dialect with partial indexes may index only the claimable rows instead, which keeps
      * the index small and the planner on it however stale its statistics are.

@@ -145,8 +145,8 @@ public final class OutboxPurgeWorkload implements Workload {
     public Measurement run(Target target, String variant, Point point, Options o, Probe probe) throws Exception {
         Outbox outbox = Baton.using(target.pool()).outbox(TABLE);
         int day = (int) point.x();
-        // older than (days - day) days: this day's rows (created days - day + 1 days and an hour ago) and no younger
-        Duration age = Duration.ofDays(days - day).plusMinutes(30);
+        // this day's rows are (days - day + 1) days and an hour old, the next day's (days - day) days and an hour
+        Duration age = Duration.ofDays(days - day).plusMinutes(90);
         probe.begin();
         long t0 = System.nanoTime();
         BulkResult purged = outbox.purgeDelivered(age);

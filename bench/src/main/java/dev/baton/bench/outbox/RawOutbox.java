@@ -61,10 +61,22 @@ final class RawOutbox implements OutboxVariant {
         return "status = 0 AND (next_attempt_at IS NULL OR next_attempt_at <= " + now(pg) + ")";
     }
 
-    /** Claimable, and no earlier message of the same key PENDING or PROCESSING (per-key order). */
+    /**
+     * Claimable, and no earlier message of the same key PENDING, PROCESSING or DEAD (per-key order; a dead message
+     * holds its key until requeued). On MariaDB one probe per status: a correlated probe with a status list seeks the
+     * key index by the key alone and reads the delivered history too.
+     */
     private static String pickWhere(boolean pg) {
-        return guard(pg) + " AND NOT EXISTS (SELECT 1 FROM " + T + " baton_prior WHERE baton_prior.msg_key = " + T
-                + ".msg_key AND baton_prior.id < " + T + ".id AND baton_prior.status IN (0, 1))";
+        if (pg) {
+            return guard(true) + " AND " + prior("status IN (0, 1, 3)");
+        }
+        return guard(false) + " AND " + prior("status = 0") + " AND " + prior("status = 1") + " AND "
+                + prior("status = 3");
+    }
+
+    private static String prior(String states) {
+        return "NOT EXISTS (SELECT 1 FROM " + T + " baton_prior WHERE baton_prior.msg_key = " + T + ".msg_key AND"
+                + " baton_prior.id < " + T + ".id AND baton_prior." + states + ")";
     }
 
     private static String pgClaim(int batch) {

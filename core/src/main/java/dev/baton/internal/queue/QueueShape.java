@@ -165,11 +165,20 @@ public final class QueueShape<S extends Enum<S>> {
             // A dead row keeps holding its key until it is requeued or deleted: otherwise the next row of the key is
             // delivered, and a requeue then delivers the older one after it (a refund before its capture).
             blocking.add(machine.code(dead));
-            SqlFragment states = d.sql().stateIn("baton_prior." + qState, blocking);
-            this.pickGuard = new SqlFragment(
-                    "NOT EXISTS (SELECT 1 FROM " + qTable + " baton_prior WHERE baton_prior." + key + " = " + self + "."
-                            + key + " AND baton_prior." + qId + " < " + self + "." + qId + " AND " + states.sql() + ")",
-                    states.binds());
+            // one probe for all blocking states, or one per state where only an equality seeks the index
+            List<List<Object>> probes = d.sql().seeksIndexByStateList()
+                    ? List.of(blocking)
+                    : blocking.stream().map(List::of).toList();
+            List<SqlFragment> guards = new ArrayList<>();
+            for (List<Object> codes : probes) {
+                SqlFragment states = d.sql().stateIn("baton_prior." + qState, codes);
+                guards.add(new SqlFragment(
+                        "NOT EXISTS (SELECT 1 FROM " + qTable + " baton_prior WHERE baton_prior." + key + " = " + self
+                                + "." + key + " AND baton_prior." + qId + " < " + self + "." + qId + " AND "
+                                + states.sql() + ")",
+                        states.binds()));
+            }
+            this.pickGuard = SqlFragment.join(" AND ", guards);
         }
         List<Condition> where = new ArrayList<>();
         where.add(stateIs(claimable));
