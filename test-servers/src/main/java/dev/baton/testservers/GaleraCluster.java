@@ -391,8 +391,8 @@ public final class GaleraCluster implements AutoCloseable {
         return DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/" + database, p);
     }
 
-    /** The end of each node's log, for a failure message. */
-    private String logTails() {
+    /** The end of each node's error log, for a failure message. */
+    public String logTails() {
         StringBuilder out = new StringBuilder();
         for (int node = 1; node <= NODES; node++) {
             try {
