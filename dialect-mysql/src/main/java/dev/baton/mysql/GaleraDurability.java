@@ -25,13 +25,16 @@ import java.util.OptionalInt;
  * it). The position carries the cluster's state UUID, so that a node that now belongs to another cluster history
  * (bootstrapped anew) counts nothing.
  *
- * <p>A server that reports no {@code wsrep_*} status, or runs with {@code wsrep_on=OFF}, is no Galera node: nothing is
+ * <p>A server that reports no cluster state UUID (MySQL, or a MariaDB without a Galera provider) is no Galera node: nothing is
  * known (empty), and Baton treats the mark as not durable. Stateless.
  */
 final class GaleraDurability {
-    /** The status variables read, one round trip; a server without Galera returns none of them. */
-    static final String STATUS_SQL = "SHOW STATUS WHERE Variable_name IN ('wsrep_on', 'wsrep_ready',"
-            + " 'wsrep_cluster_status', 'wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_state_uuid')";
+    /**
+     * The status variables read, one round trip; MySQL returns none of them, a MariaDB without a Galera provider an
+     * empty state UUID.
+     */
+    static final String STATUS_SQL = "SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_status',"
+            + " 'wsrep_cluster_size', 'wsrep_local_state_comment', 'wsrep_cluster_state_uuid')";
 
     /** The prefix of a Galera commit position: {@code galera:<cluster state uuid>}. */
     private static final String PREFIX = "galera:";
@@ -50,7 +53,7 @@ final class GaleraDurability {
             String localState,
             String clusterStateUuid) {
 
-        /** A server without Galera (or with {@code wsrep_on=OFF}). */
+        /** A server without Galera. */
         static final Status NONE = new Status(false, false, "", 0, "", "");
 
         /** How many other nodes hold every commit this node made: {@code size - 1} when synced in a primary one. */
@@ -63,7 +66,7 @@ final class GaleraDurability {
         /** Why a commit here is not held by another node, for a message; empty when it is. */
         Optional<String> problem() {
             if (!galera) {
-                return Optional.of("not a Galera node (no wsrep status, or wsrep_on=OFF)");
+                return Optional.of("not a Galera node (no wsrep_cluster_state_uuid)");
             }
             if (otherNodesHolding() > 0) {
                 return Optional.empty();
@@ -76,7 +79,8 @@ final class GaleraDurability {
 
         /** The status from the rows of {@link #STATUS_SQL}. */
         static Status of(Map<String, String> vars) {
-            if (vars.isEmpty() || "OFF".equalsIgnoreCase(vars.getOrDefault("wsrep_on", "OFF"))) {
+            // MariaDB without a provider (wsrep_on=OFF) reports the variables too: Disconnected, no state UUID
+            if (vars.getOrDefault("wsrep_cluster_state_uuid", "").isEmpty()) {
                 return NONE;
             }
             int size;

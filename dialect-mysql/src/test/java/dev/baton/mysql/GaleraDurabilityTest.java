@@ -16,7 +16,6 @@ class GaleraDurabilityTest {
 
     private static Map<String, String> synced(int size) {
         Map<String, String> vars = new HashMap<>();
-        vars.put("wsrep_on", "ON");
         vars.put("wsrep_ready", "ON");
         vars.put("wsrep_cluster_status", "Primary");
         vars.put("wsrep_cluster_size", String.valueOf(size));
@@ -52,8 +51,13 @@ class GaleraDurabilityTest {
     @Test
     void aServerWithoutGaleraIsNoGaleraNode() {
         assertEquals(GaleraDurability.Status.NONE, GaleraDurability.Status.of(Map.of()));
-        Map<String, String> off = synced(3);
-        off.put("wsrep_on", "OFF");
+        // what a MariaDB without a provider reports
+        Map<String, String> off = Map.of(
+                "wsrep_ready", "OFF",
+                "wsrep_cluster_status", "Disconnected",
+                "wsrep_cluster_size", "0",
+                "wsrep_local_state_comment", "Initialized",
+                "wsrep_cluster_state_uuid", "");
         assertEquals(GaleraDurability.Status.NONE, GaleraDurability.Status.of(off));
     }
 
