@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -42,14 +43,39 @@ final class MySqlDiagnostics implements Diagnostics {
 
     /**
      * With binary logging on and {@code binlog_format=STATEMENT}, InnoDB refuses writes in the READ COMMITTED
-     * transactions claims run in (error 1665), so every claim would fail.
+     * transactions claims run in (error 1665), so every claim would fail. On a Galera node, a session whose {@code
+     * wsrep_sync_wait} lacks the read bit may read state older than a write another node committed ({@link
+     * GaleraDurability#sessionProblems}).
      */
     @Override
     public List<String> sessionProblems(Connection connection) throws SQLException {
+        List<String> problems = new ArrayList<>();
         try (Statement s = connection.createStatement();
                 ResultSet rs = s.executeQuery(BINLOG_SQL)) {
-            return rs.next() ? binlogProblems(rs.getBoolean(1), rs.getString(2)) : List.of();
+            if (rs.next()) {
+                problems.addAll(binlogProblems(rs.getBoolean(1), rs.getString(2)));
+            }
         }
+        problems.addAll(GaleraDurability.sessionProblems(connection));
+        return problems;
+    }
+
+    /** On a Galera node, the cluster's state UUID: see {@link GaleraDurability}. Elsewhere empty. */
+    @Override
+    public Optional<String> commitPosition(Connection connection) throws SQLException {
+        return GaleraDurability.commitPosition(connection);
+    }
+
+    /** On a synced Galera node of a primary component, its other members: see {@link GaleraDurability}. */
+    @Override
+    public int standbysFlushedTo(Connection connection, String position) throws SQLException {
+        return GaleraDurability.nodesHolding(connection, position);
+    }
+
+    /** On a Galera node, the other members that hold its commits: see {@link GaleraDurability}. Elsewhere empty. */
+    @Override
+    public OptionalInt failoverStandbys(Connection connection) throws SQLException {
+        return GaleraDurability.failoverNodes(connection);
     }
 
     /** The problems of a session with binary logging {@code logBin} in {@code format}. */

@@ -127,11 +127,13 @@ public final class Inspection<S extends Enum<S>> {
                         + " WARN)";
         if (standbys.isEmpty()) {
             return Optional.of("queue '" + shape.name + "': the database does not report its standbys' progress to this"
-                    + " user (PostgreSQL: GRANT pg_monitor), so no SENDING mark is known durable: " + effect);
+                    + " user (PostgreSQL: GRANT pg_monitor; MySQL and MariaDB: only a Galera node reports it), so no SENDING mark"
+                    + " is known durable: " + effect);
         }
         if (standbys.getAsInt() == 0) {
-            return Optional.of("queue '" + shape.name + "': no standby streams from the writer, so no SENDING mark can"
-                    + " be durable on a failover target: " + effect);
+            return Optional.of("queue '" + shape.name + "': no standby streams from the writer (Galera: the writer"
+                    + " is not a Synced node of a Primary component of two or more), so no SENDING mark can be durable"
+                    + " on a failover target: " + effect);
         }
         return Optional.empty();
     }

@@ -34,7 +34,8 @@ final class MarkDurability {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return Optional.of("no standby had flushed log position " + position.get() + " after " + maxWait
-                        + "; is a standby connected, and may the database user read pg_stat_replication?");
+                        + "; is a standby connected, and may the database user read pg_stat_replication? (Galera: is"
+                        + " the node Synced in a Primary component of two or more?)");
             }
             try {
                 TimeUnit.NANOSECONDS.sleep(Math.min(pause, left));
