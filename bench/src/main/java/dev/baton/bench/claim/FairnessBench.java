@@ -362,8 +362,9 @@ public final class FairnessBench {
                 .append(" the round-robin claim read group by group (a loose index scan over the groups, then each")
                 .append(" group's first rows), `fairAcross-window` the round-robin claim as before (one window ranking")
                 .append(" every eligible row). Each variant's table has the index its queue's `suggestedIndex()`")
-                .append(" names (`fairAcross-window`: the one it named before, without the tenant), and `verify()` accepted the"
-                        + " `fairAcross` one. `claim of 100` is the median of the timed claims of 100")
+                .append(
+                        " names (`fairAcross-window`: the one it named before, without the tenant), and `verify()` accepted the"
+                                + " `fairAcross` one. `claim of 100` is the median of the timed claims of 100")
                 .append(
                         " rows on the freshly loaded table (each rolled back), before the Worker starts. A wait is the time from the Worker's start to the row's handler; a")
                 .append(" run ends when all 200 small rows were served or at the ")
