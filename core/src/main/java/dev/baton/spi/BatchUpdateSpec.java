@@ -34,6 +34,7 @@ public final class BatchUpdateSpec {
     private final List<String> returningBeforeUpdate;
     private final SqlFragment candidates;
     private final List<String> rankedOrderBy;
+    private final FairGroups fairGroups;
 
     private BatchUpdateSpec(Builder b) {
         this.table = b.table;
@@ -47,6 +48,10 @@ public final class BatchUpdateSpec {
         this.returningBeforeUpdate = b.returningBeforeUpdate;
         this.candidates = b.candidates;
         this.rankedOrderBy = b.rankedOrderBy;
+        this.fairGroups = b.fairGroups;
+        if (fairGroups != null && candidates == null) {
+            throw new IllegalArgumentException("fairGroups needs the ranked candidates it bounds");
+        }
         if (!returningBeforeUpdate.isEmpty() && returningBeforeUpdate.size() != returning.size()) {
             throw new IllegalArgumentException("returningBeforeUpdate must be empty or match returning, was "
                     + returningBeforeUpdate + " for " + returning);
@@ -143,6 +148,49 @@ public final class BatchUpdateSpec {
     }
 
     /**
+     * Round-robin across groups that a dialect may read group by group instead of ranking every candidate, or empty:
+     * {@link #candidates()} is then the same ranking as one window over every eligible row, which a dialect without a
+     * bounded form runs as it is.
+     */
+    public Optional<FairGroups> fairGroups() {
+        return Optional.ofNullable(fairGroups);
+    }
+
+    /**
+     * The candidates of a round-robin claim, by their parts: the rows {@code eligible} admits, the first {@code
+     * perGroup} of each value of {@code groupColumn} (NULL being one group) in {@code order}, ranked 1, 2, … within
+     * their group in that order. An index on ({@link #orderBy()}), which then holds the group before the order, serves
+     * both reading the distinct groups (each the next group after the last, one index probe) and each group's first
+     * rows.
+     *
+     * @param groupColumn the quoted group column
+     * @param eligible the guard of a candidate, over unqualified columns of the table
+     * @param order the quoted order within a group, ascending
+     * @param perGroup the most rows of one group a claim ranks
+     */
+    public record FairGroups(String groupColumn, SqlFragment eligible, List<String> order, int perGroup) {
+        /** Copies {@code order}. */
+        public FairGroups {
+            Objects.requireNonNull(groupColumn, "groupColumn");
+            Objects.requireNonNull(eligible, "eligible");
+            order = List.copyOf(order);
+            if (order.isEmpty() || perGroup < 1) {
+                throw new IllegalArgumentException("fair groups need an order and perGroup >= 1");
+            }
+        }
+    }
+
+    /**
+     * {@link #rankedPickSql(String)} with {@code candidates} in place of {@link #candidates()}' text (a dialect's
+     * bounded form of the same ranking); its binds are the given candidates', then {@link #pickWhere()}'s.
+     */
+    public String rankedPickSql(String columns, String candidates) {
+        return "SELECT " + columns + " FROM " + table + " JOIN (" + candidates
+                + ") baton_candidate ON baton_candidate.baton_id = " + tableReference() + "." + idColumn + " WHERE "
+                + pickWhere().sql() + " ORDER BY " + String.join(", ", rankedOrderBy);
+    }
+
+    /**
      * The name the pick refers to the table by: the bare quoted table, without its schema ({@code "s"."t"} gives
      * {@code "t"}); identifiers are plain, so the last dot separates it.
      */
@@ -214,6 +262,7 @@ public final class BatchUpdateSpec {
         private List<String> returningBeforeUpdate = List.of();
         private SqlFragment candidates;
         private List<String> rankedOrderBy = List.of();
+        private FairGroups fairGroups;
 
         private Builder(String table, String idColumn) {
             this.table = Objects.requireNonNull(table, "table");
@@ -265,6 +314,15 @@ public final class BatchUpdateSpec {
         public Builder ranked(SqlFragment candidates, List<String> rankedOrderBy) {
             this.candidates = Objects.requireNonNull(candidates, "candidates");
             this.rankedOrderBy = List.copyOf(rankedOrderBy);
+            return this;
+        }
+
+        /**
+         * Marks the ranked pick as round-robin across groups ({@link BatchUpdateSpec#fairGroups()}); default none.
+         * Needs {@link #ranked}.
+         */
+        public Builder fairGroups(FairGroups fairGroups) {
+            this.fairGroups = Objects.requireNonNull(fairGroups, "fairGroups");
             return this;
         }
 

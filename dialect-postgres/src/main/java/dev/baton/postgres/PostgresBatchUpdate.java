@@ -25,6 +25,48 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
 
+    /**
+     * The round-robin candidates read group by group (issue 21): a recursive CTE walks the distinct groups of the
+     * eligible rows, each step the next group after the last (one probe of the index on (guards, group, order)
+     * rather than a scan: a loose index scan), then a LATERAL subquery reads the first {@code perGroup} rows of each
+     * group in order, and NULL, a group of its own, is read apart (ordered by the group too, so the index gives the
+     * order: PostgreSQL sorts {@code IS NULL} rows otherwise). The window that ranks them sees at most {@code
+     * perGroup} rows per group, however long a group's backlog. The best {@code perGroup} of them in round-robin order
+     * are the candidates: the same room for claims running at once as the window's, and a row count the planner can
+     * see, so it joins them to the table by the primary key (without the limit it merge-joined a full scan of the
+     * primary key at 1,000,000 rows).
+     */
+    static SqlFragment fairCandidates(BatchUpdateSpec spec, BatchUpdateSpec.FairGroups f) {
+        String t = spec.table();
+        String g = f.groupColumn();
+        String e = f.eligible().sql();
+        List<String> columns = new ArrayList<>();
+        columns.add(spec.idColumn() + " AS baton_id");
+        List<String> rankOrder = new ArrayList<>();
+        for (int i = 0; i < f.order().size(); i++) {
+            columns.add(f.order().get(i) + " AS baton_o" + (i + 1));
+            rankOrder.add("baton_per_group.baton_o" + (i + 1));
+        }
+        String firstRows = "SELECT " + String.join(", ", columns) + " FROM " + t + " WHERE " + e
+                + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", f.order()) + " LIMIT " + f.perGroup();
+        String sql = "WITH RECURSIVE baton_groups(baton_group) AS ((SELECT " + g + " FROM " + t + " WHERE " + e
+                + " AND " + g + " IS NOT NULL ORDER BY " + g + " LIMIT 1) UNION ALL SELECT (SELECT " + g + " FROM " + t
+                + " WHERE " + e + " AND " + g + " > baton_groups.baton_group ORDER BY " + g + " LIMIT 1) FROM"
+                + " baton_groups WHERE baton_groups.baton_group IS NOT NULL)"
+                + " SELECT baton_per_group.baton_id, ROW_NUMBER() OVER (PARTITION BY baton_per_group.baton_group"
+                + " ORDER BY " + String.join(", ", rankOrder) + ") AS baton_rank FROM (SELECT"
+                + " baton_groups.baton_group, baton_rows.* FROM baton_groups CROSS JOIN LATERAL ("
+                + firstRows.replace("\u0000", g + " = baton_groups.baton_group") + ") baton_rows"
+                + " UNION ALL SELECT NULL, baton_nulls.* FROM (" + firstRows.replace("\u0000", g + " IS NULL")
+                + ") baton_nulls) baton_per_group ORDER BY baton_rank, " + String.join(", ", rankOrder) + " LIMIT "
+                + f.perGroup();
+        List<Object> binds = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            binds.addAll(f.eligible().binds());
+        }
+        return new SqlFragment(sql, binds);
+    }
+
     static BatchUpdate render(BatchUpdateSpec spec) {
         // UPDATE … RETURNING returns rows in no promised order (seen: a claim of [1, 2, 6] returned [6, 1, 2]), so an
         // ordered batch carries the order columns out of the pick and sorts the updated rows by them
@@ -41,8 +83,11 @@ final class PostgresBatchUpdate {
                         .append(i + 1);
             }
         }
-        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (")
-                .append(ranked ? spec.rankedPickSql(picked.toString()) : spec.pickSql(picked.toString()));
+        SqlFragment fair = spec.fairGroups().map(f -> fairCandidates(spec, f)).orElse(null);
+        String pick = fair != null
+                ? spec.rankedPickSql(picked.toString(), fair.sql())
+                : ranked ? spec.rankedPickSql(picked.toString()) : spec.pickSql(picked.toString());
+        StringBuilder sql = new StringBuilder("WITH baton_claim AS MATERIALIZED (").append(pick);
         // a ranked pick joins its candidates, which are not locked (nor lockable: they are ranked by a window)
         sql.append(" LIMIT ")
                 .append(spec.limit())
@@ -84,8 +129,13 @@ final class PostgresBatchUpdate {
                     .append(" FROM baton_updated ORDER BY ")
                     .append(String.join(", ", order));
         }
-        List<Object> binds = new ArrayList<>(
-                ranked ? spec.rankedPickBinds() : spec.pickWhere().binds());
+        List<Object> binds = new ArrayList<>();
+        if (fair != null) {
+            binds.addAll(fair.binds());
+            binds.addAll(spec.pickWhere().binds());
+        } else {
+            binds.addAll(ranked ? spec.rankedPickBinds() : spec.pickWhere().binds());
+        }
         binds.addAll(spec.set().binds());
         binds.addAll(spec.where().binds());
         String text = sql.toString();

@@ -31,8 +31,12 @@ final class SqlServerBatchUpdate {
         List<String> orderColumns = new ArrayList<>();
         List<Boolean> descending = new ArrayList<>();
         boolean ordered = !spec.orderBy().isEmpty() && !spec.returning().isEmpty();
+        BatchUpdateSpec.FairGroups fair = spec.fairGroups().orElse(null);
         if (ordered) {
             for (String o : spec.orderBy()) {
+                if (fair != null && o.equals(fair.groupColumn())) {
+                    continue; // the returned rows keep the queue's order, as before the bounded form
+                }
                 boolean desc = o.toUpperCase(Locale.ROOT).endsWith(" DESC");
                 orderColumns.add(desc ? o.substring(0, o.length() - " DESC".length()) : o);
                 descending.add(desc);
@@ -59,6 +63,47 @@ final class SqlServerBatchUpdate {
             after = " WHERE " + spec.pickWhere().sql();
             binds.addAll(spec.set().binds());
             binds.addAll(spec.pickWhere().binds());
+        } else if (fair != null) {
+            // the candidates read group by group (issue 21): a recursive CTE walks the distinct groups, each step the
+            // next group after the last (the recursive member may hold no subquery or TOP, so the step is the first
+            // row by ROW_NUMBER of a join, which an index on (state, guards, group, order) serves), then CROSS APPLY
+            // reads the first rows of each group, NULL apart; OPTION (MAXRECURSION 0) lifts the limit of 100 groups
+            String g = fair.groupColumn();
+            String e = fair.eligible().sql();
+            String t = spec.table();
+            List<String> columns = new ArrayList<>();
+            columns.add(spec.idColumn() + " AS baton_id");
+            List<String> rankOrder = new ArrayList<>();
+            for (int i = 0; i < fair.order().size(); i++) {
+                columns.add(fair.order().get(i) + " AS baton_o" + (i + 1));
+                rankOrder.add("baton_o" + (i + 1));
+            }
+            String firstRows = "SELECT TOP (" + fair.perGroup() + ") " + String.join(", ", columns) + " FROM " + t
+                    + " WHERE " + e + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", fair.order());
+            before = "WITH baton_groups(baton_group) AS (SELECT TOP (1) " + g + " FROM " + t + " WHERE " + e + " AND "
+                    + g + " IS NOT NULL ORDER BY " + g + " UNION ALL SELECT baton_next.baton_group FROM (SELECT " + t
+                    + "." + g + " AS baton_group, ROW_NUMBER() OVER (ORDER BY " + t + "." + g + ") AS baton_n FROM "
+                    + t + " JOIN baton_groups ON " + t + "." + g + " > baton_groups.baton_group WHERE " + e
+                    + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (" + spec.limit() + ") "
+                    + spec.tableReference() + ".* FROM " + t + hints + " JOIN (SELECT TOP (" + fair.perGroup()
+                    + ") baton_id, baton_rank FROM (SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER"
+                    + " BY " + String.join(", ", rankOrder) + ") AS baton_rank, " + String.join(", ", rankOrder)
+                    + " FROM (SELECT baton_groups.baton_group, baton_first.* FROM baton_groups CROSS APPLY ("
+                    + firstRows.replace("\u0000", g + " = baton_groups.baton_group") + ") baton_first UNION ALL"
+                    + " SELECT NULL, baton_nulls.* FROM (" + firstRows.replace("\u0000", g + " IS NULL")
+                    + ") baton_nulls) baton_rows) baton_per_group ORDER BY baton_rank, " + String.join(", ", rankOrder)
+                    + ") baton_candidate ON baton_candidate.baton_id = " + spec.tableReference() + "."
+                    + spec.idColumn() + " WHERE " + spec.pickWhere().sql() + " ORDER BY "
+                    + String.join(", ", spec.rankedOrderBy()) + ") UPDATE baton_claim SET "
+                    + spec.set().sql()
+                    + output;
+            after = " WHERE " + spec.where().sql() + " OPTION (MAXRECURSION 0)";
+            for (int i = 0; i < 4; i++) {
+                binds.addAll(fair.eligible().binds());
+            }
+            binds.addAll(spec.pickWhere().binds());
+            binds.addAll(spec.set().binds());
+            binds.addAll(spec.where().binds());
         } else if (spec.candidates().isPresent()) {
             // the candidates are ranked by a window over the table, read at READ COMMITTED; only the picked rows are
             // locked (the hints apply to the table, not to the derived ranking)

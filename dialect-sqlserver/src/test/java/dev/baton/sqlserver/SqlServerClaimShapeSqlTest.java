@@ -80,6 +80,40 @@ class SqlServerClaimShapeSqlTest {
         SqlServerSqlTest.parse(sql);
     }
 
+    /**
+     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in the anchor, the first
+     * row by ROW_NUMBER of a join in the recursive member, where T-SQL allows no TOP or subquery), CROSS APPLY reads
+     * each group's first 4 × n rows, NULL apart; the best 4 × n in round-robin order are the candidates. Its index has
+     * the group before the order; the returned rows keep the queue's order.
+     */
+    @Test
+    void fairnessAloneReadsGroupByGroupThroughItsIndex() {
+        ClaimQueue<Sync> q = jobs().fairAcross("tenant").build();
+        String sql = q.claimSql(50).get(0);
+        String first = "SELECT TOP (200) [id] AS baton_id, [id] AS baton_o1 FROM [jobs] WHERE " + GUARD + " AND ";
+        assertEquals(
+                "WITH baton_groups(baton_group) AS (SELECT TOP (1) [tenant] FROM [jobs] WHERE " + GUARD
+                        + " AND [tenant] IS NOT NULL ORDER BY [tenant] UNION ALL SELECT baton_next.baton_group FROM"
+                        + " (SELECT [jobs].[tenant] AS baton_group, ROW_NUMBER() OVER (ORDER BY [jobs].[tenant]) AS"
+                        + " baton_n FROM [jobs] JOIN baton_groups ON [jobs].[tenant] > baton_groups.baton_group WHERE "
+                        + GUARD + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (50)"
+                        + " [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN (SELECT TOP (200) baton_id,"
+                        + " baton_rank FROM (SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY"
+                        + " baton_o1) AS baton_rank, baton_o1 FROM (SELECT baton_groups.baton_group, baton_first.* FROM"
+                        + " baton_groups CROSS APPLY (" + first + "[tenant] = baton_groups.baton_group ORDER BY"
+                        + " [tenant], [id]) baton_first UNION ALL SELECT NULL, baton_nulls.* FROM (" + first
+                        + "[tenant] IS NULL ORDER BY [tenant], [id]) baton_nulls) baton_rows) baton_per_group ORDER BY"
+                        + " baton_rank, baton_o1) baton_candidate ON baton_candidate.baton_id = [jobs].[id] WHERE "
+                        + GUARD + " ORDER BY [sync_status], baton_candidate.baton_rank, [id]) UPDATE baton_claim SET"
+                        + " [sync_status] = ?, [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()),"
+                        + " [claim_token] = ?, [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
+                        + " deleted.[sync_status], deleted.[id] WHERE " + GUARD + " OPTION (MAXRECURSION 0)",
+                sql);
+        String hint = " OPTION (MAXRECURSION 0)";
+        SqlServerSqlTest.parse(sql.substring(0, sql.length() - hint.length())); // the parser knows no query hints
+        assertEquals("CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])", q.suggestedIndex());
+    }
+
     @Test
     void theClaimLockIsAnApplicationLockOwnedByTheTransaction() {
         ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L);

@@ -8,6 +8,8 @@ import dev.baton.ClaimQueueBuilder;
 import dev.baton.Outcome;
 import dev.baton.Worker;
 import dev.baton.bench.report.LineChart;
+import dev.baton.spi.BatchUpdateSpec;
+import dev.baton.spi.Dialect;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,13 +53,24 @@ public final class FairnessBench {
             long[] waitsMs,
             int served,
             long handled,
-            long elapsedMs) {
+            long elapsedMs,
+            long[] claimMs) {
         long worst() {
             return waitsMs[waitsMs.length - 1];
         }
 
         long median() {
             return waitsMs[waitsMs.length / 2];
+        }
+
+        /** The median of the timed claims of 100 on the loaded table (-1 if none were timed). */
+        long claimMedian() {
+            if (claimMs.length == 0) {
+                return -1;
+            }
+            long[] sorted = claimMs.clone();
+            Arrays.sort(sorted);
+            return sorted[sorted.length / 2];
         }
     }
 
@@ -75,6 +88,12 @@ public final class FairnessBench {
         int cap = Integer.parseInt(opt.getOrDefault("cap", "60"));
         int reps = Integer.parseInt(opt.getOrDefault("reps", "2"));
         String table = opt.getOrDefault("table", "baton_bench_fair");
+        String database = opt.getOrDefault("database", "test");
+        // plain: today's claim (id order); fairAcross: the round-robin claim, read group by group; fairAcross-window:
+        // the round-robin claim as it was before (one window ranking every eligible row), for comparison
+        List<String> variants =
+                Arrays.asList(opt.getOrDefault("variants", "plain,fairAcross").split(","));
+        int timedClaims = Integer.parseInt(opt.getOrDefault("timed-claims", "0"));
         List<String> targets =
                 Arrays.asList(opt.getOrDefault("targets", "postgres,mariadb").split(","));
         Path out = Paths.get(opt.getOrDefault(
@@ -84,16 +103,19 @@ public final class FairnessBench {
         List<Run> runs = new ArrayList<>();
         Path csv = out.resolve("results.csv");
         Files.writeString(
-                csv, "database,variant,rep,big_rows,served,worst_wait_ms,median_wait_ms,handled,elapsed_ms\n");
+                csv, "database,variant,rep,big_rows,served,worst_wait_ms,median_wait_ms,handled,elapsed_ms,claim_ms\n");
         for (String target : targets) {
             long big = target.equals("postgres") ? rows : mariadbRows;
-            try (HikariDataSource pool = pool(target)) {
+            try (HikariDataSource pool = pool(target, database)) {
                 for (int rep = 1; rep <= reps; rep++) {
                     // P F F P: each variant goes first once, so a load burst lands on both
-                    List<Boolean> order = rep % 2 == 1 ? List.of(false, true) : List.of(true, false);
-                    for (boolean fair : order) {
-                        load(pool, target, table, big);
-                        Run r = run(pool, target, table, fair, rep, cap, big);
+                    List<String> order = new ArrayList<>(variants);
+                    if (rep % 2 == 0) {
+                        java.util.Collections.reverse(order);
+                    }
+                    for (String variant : order) {
+                        load(pool, target, table, big, variant);
+                        Run r = run(pool, target, table, variant, rep, cap, big, timedClaims);
                         runs.add(r);
                         Files.writeString(
                                 csv,
@@ -107,13 +129,16 @@ public final class FairnessBench {
                                                 "" + r.worst(),
                                                 "" + r.median(),
                                                 "" + r.handled(),
-                                                "" + r.elapsedMs())
+                                                "" + r.elapsedMs(),
+                                                Arrays.stream(r.claimMs())
+                                                        .mapToObj(Long::toString)
+                                                        .collect(java.util.stream.Collectors.joining(" ")))
                                         + "\n",
                                 StandardCharsets.UTF_8,
                                 java.nio.file.StandardOpenOption.APPEND);
                         System.out.printf(
                                 "%s %s rep %d: %d/%d small rows served, worst %d ms, median %d ms, %d rows handled"
-                                        + " in %d ms%n",
+                                        + " in %d ms; claims of 100 %s ms%n",
                                 r.database(),
                                 r.variant(),
                                 rep,
@@ -122,7 +147,8 @@ public final class FairnessBench {
                                 r.worst(),
                                 r.median(),
                                 r.handled(),
-                                r.elapsedMs());
+                                r.elapsedMs(),
+                                Arrays.toString(r.claimMs()));
                     }
                 }
                 try (Connection c = pool.getConnection();
@@ -135,13 +161,13 @@ public final class FairnessBench {
         summary(runs, out.resolve("summary.md"), cap);
     }
 
-    private static HikariDataSource pool(String target) {
+    private static HikariDataSource pool(String target, String database) {
         HikariConfig c = new HikariConfig();
         if (target.equals("postgres")) {
-            c.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
+            c.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/" + database);
             c.setUsername("postgres");
         } else {
-            c.setJdbcUrl("jdbc:mariadb://127.0.0.1:3306/test");
+            c.setJdbcUrl("jdbc:mariadb://127.0.0.1:3306/" + database);
             c.setUsername("root");
             c.setPassword("");
         }
@@ -150,7 +176,8 @@ public final class FairnessBench {
     }
 
     /** The big tenant's rows first (ids 1..rows), then 20 tenants × 10 rows, interleaved, all due. */
-    private static void load(HikariDataSource pool, String target, String table, long rows) throws Exception {
+    private static void load(HikariDataSource pool, String target, String table, long rows, String variant)
+            throws Exception {
         boolean pg = target.equals("postgres");
         String ts = pg ? "TIMESTAMPTZ" : "DATETIME(6) NULL";
         try (Connection c = pool.getConnection();
@@ -182,20 +209,33 @@ public final class FairnessBench {
                 }
             }
             st.execute(small.toString());
-            // the index the fair queue's suggestedIndex() names (state first, then the order), plus the tenant for
-            // the ranking's partitions
+            // the index the variant's queue's suggestedIndex() names: state first (or partial on it), then the order;
+            // the round-robin claim read group by group has the tenant before the order
+            String columns = variant.equals("fairAcross") ? "tenant, id" : "id";
             st.execute(
                     pg
-                            ? "CREATE INDEX " + table + "_claim ON " + table + " (id) WHERE state IN (0, 1)"
-                            : "CREATE INDEX " + table + "_claim ON " + table + " (state, id)");
+                            ? "CREATE INDEX " + table + "_claim ON " + table + " (" + columns
+                                    + ") WHERE state IN (0, 1)"
+                            : "CREATE INDEX " + table + "_claim ON " + table + " (state, " + columns + ")");
             st.execute(pg ? "VACUUM ANALYZE " + table : "ANALYZE TABLE " + table);
         }
     }
 
     private static Run run(
-            HikariDataSource pool, String target, String table, boolean fair, int rep, int capSeconds, long bigRows)
+            HikariDataSource pool,
+            String target,
+            String table,
+            String variant,
+            int rep,
+            int capSeconds,
+            long bigRows,
+            int timedClaims)
             throws Exception {
-        Baton baton = Baton.using(pool);
+        boolean fair = !variant.equals("plain");
+        Baton detected = Baton.using(pool);
+        Baton baton = variant.equals("fairAcross-window")
+                ? Baton.builder(pool).dialect(windowOnly(detected.dialect())).build()
+                : detected;
         ClaimQueueBuilder<BatonDrainer.Job> b = baton.<BatonDrainer.Job>queue("fair-bench")
                 .table(table)
                 .claim("state", BatonDrainer.MACHINE, BatonDrainer.Job.PENDING, BatonDrainer.Job.PROCESSING)
@@ -206,6 +246,23 @@ public final class FairnessBench {
             b.fairAcross("tenant");
         }
         ClaimQueue<BatonDrainer.Job> q = b.build();
+        if (variant.equals("fairAcross")) {
+            q.verify(); // the index load() made is the one the claim needs
+        }
+        // claims of 100 on the loaded table, each rolled back: the claim's own time, before the Worker drains it
+        long[] claimMs = new long[timedClaims];
+        for (int i = 0; i < timedClaims; i++) {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                long t0 = System.nanoTime();
+                int got = q.claim(c, 100).size();
+                claimMs[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                c.rollback();
+                if (got != 100) {
+                    throw new IllegalStateException("a timed claim took " + got + " rows");
+                }
+            }
+        }
         ConcurrentLinkedQueue<Long> waits = new ConcurrentLinkedQueue<>();
         AtomicLong handled = new AtomicLong();
         long start = System.nanoTime();
@@ -242,7 +299,38 @@ public final class FairnessBench {
             w[i] = capSeconds * 1000L; // not served within the cap: the cap is a lower bound of its wait
         }
         Arrays.sort(w);
-        return new Run(target, fair ? "fairAcross" : "plain", rep, bigRows, w, served, handled.get(), elapsed);
+        return new Run(target, variant, rep, bigRows, w, served, handled.get(), elapsed, claimMs);
+    }
+
+    /**
+     * {@code d} with the round-robin claim rendered as before issue 21's bounded form: the spec without its
+     * {@link BatchUpdateSpec#fairGroups()}, so the dialect runs the window over every eligible row.
+     */
+    static Dialect windowOnly(Dialect d) {
+        return (Dialect) java.lang.reflect.Proxy.newProxyInstance(
+                Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("batchUpdate") && args[0] instanceof BatchUpdateSpec s) {
+                        args = new Object[] {withoutFairGroups(s)};
+                    }
+                    try {
+                        return method.invoke(d, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static BatchUpdateSpec withoutFairGroups(BatchUpdateSpec s) {
+        BatchUpdateSpec.Builder b = BatchUpdateSpec.builder(s.table(), s.idColumn())
+                .where(s.where())
+                .set(s.set())
+                .limit(s.limit())
+                .orderBy(s.orderBy())
+                .returning(s.returning())
+                .returningBeforeUpdate(s.returningBeforeUpdate());
+        s.pickGuard().ifPresent(b::pickGuard);
+        s.candidates().ifPresent(c -> b.ranked(c, s.rankedOrderBy()));
+        return b.build();
     }
 
     private static void chart(List<Run> runs, Path file, int cap) throws IOException {
@@ -270,14 +358,22 @@ public final class FairnessBench {
         StringBuilder sb = new StringBuilder("# Fairness: 20 small tenants behind one big backlog\n\n");
         sb.append("One tenant with a backlog of eligible rows (ids first; the `big rows` column), 20 tenants with")
                 .append(" 10 rows each (ids after); one Worker,")
-                .append(" concurrency 4, batch 100, no-op handler; `plain` is today's claim (id order), `fairAcross`")
-                .append(" the round-robin claim. A wait is the time from the Worker's start to the row's handler; a")
+                .append(" concurrency 4, batch 100, no-op handler; `plain` is the claim in id order, `fairAcross`")
+                .append(" the round-robin claim read group by group (a loose index scan over the groups, then each")
+                .append(" group's first rows), `fairAcross-window` the round-robin claim as before (one window ranking")
+                .append(" every eligible row). Each variant's table has the index its queue's `suggestedIndex()`")
+                .append(
+                        " names (`fairAcross-window`: the one it named before, without the tenant), and `verify()` accepted the"
+                                + " `fairAcross` one. `claim of 100` is the median of the timed claims of 100")
+                .append(
+                        " rows on the freshly loaded table (each rolled back), before the Worker starts. A wait is the time from the Worker's start to the row's handler; a")
                 .append(" run ends when all 200 small rows were served or at the ")
                 .append(cap)
-                .append(" s cap (a row not served counts as the cap: a lower bound). Alternating P F F P.")
+                .append(" s cap (a row not served counts as the cap: a lower bound). With more than one repetition the")
+                .append(" variants alternate (A B, B A).")
                 .append(" The machine (2 cores) was shared with other sessions' builds and tests: busy.\n\n");
-        sb.append("| database | big rows | variant | rep | small rows served | worst wait | median wait |")
-                .append(" rows handled | run |\n|---|---|---|---|---|---|---|---|---|\n");
+        sb.append("| database | big rows | variant | rep | claim of 100 | small rows served | worst wait |")
+                .append(" median wait | rows handled | run |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (Run r : runs) {
             sb.append("| ")
                     .append(r.database())
@@ -287,6 +383,8 @@ public final class FairnessBench {
                     .append(r.variant())
                     .append(" | ")
                     .append(r.rep())
+                    .append(" | ")
+                    .append(r.claimMedian() < 0 ? "–" : String.format("%,d ms", r.claimMedian()))
                     .append(" | ")
                     .append(r.served())
                     .append(" / 200 | ")

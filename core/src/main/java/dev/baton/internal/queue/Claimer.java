@@ -222,7 +222,7 @@ public final class Claimer<S extends Enum<S>, R> {
                 .where(shape.claimWhere)
                 .set(set)
                 .limit(n)
-                .orderBy(shape.orderBy)
+                .orderBy(shape.indexOrder)
                 .returning(shape.returning)
                 .returningBeforeUpdate(shape.returningBeforeUpdate);
         if (shape.pickGuard != null) {
@@ -230,6 +230,10 @@ public final class Claimer<S extends Enum<S>, R> {
         }
         if (shape.ranked) {
             spec.ranked(shape.candidates(n), shape.rankedOrderBy);
+            BatchUpdateSpec.FairGroups fair = shape.fairGroups(n);
+            if (fair != null) {
+                spec.fairGroups(fair);
+            }
         }
         return spec.build();
     }

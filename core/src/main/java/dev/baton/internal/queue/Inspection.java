@@ -359,7 +359,10 @@ public final class Inspection<S extends Enum<S>> {
         return out;
     }
 
-    /** DDL for an index that serves the claim: state, then equality guards, then the order. */
+    /**
+     * DDL for an index that serves the claim: state, then equality guards, then (round-robin across groups without a
+     * priority or per-key limit) the group, then the order.
+     */
     public String suggestedIndex() {
         Dialect d = shape.dialect;
         String[] parts = Identifiers.splitTable(shape.table);
@@ -376,7 +379,7 @@ public final class Inspection<S extends Enum<S>> {
                 .claimIndex(
                         Identifiers.quote(d, base),
                         shape.qTable,
-                        shape.orderBy,
+                        shape.indexOrder,
                         shape.in(active).sql());
     }
 }

@@ -6,6 +6,7 @@ import dev.baton.StateMachine;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
+import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.ExclusiveLock;
 import dev.baton.spi.SqlFragment;
@@ -96,6 +97,16 @@ public final class QueueShape<S extends Enum<S>> {
     public final boolean ranked;
     /** The order of a ranked claim: {@link #orderBy} with the candidates' rank after the priority; empty if plain. */
     public final List<String> rankedOrderBy;
+    /**
+     * The claim's index columns and the plain pick order {@code verify()} asks the planner about: {@link #orderBy},
+     * and for a bounded round-robin claim ({@link #fairGroups}) the group column before the queue's order.
+     */
+    public final List<String> indexOrder;
+    /**
+     * The parts of a round-robin claim a dialect may read group by group (fairAcross without a priority or a per-key
+     * limit; with either, the claim ranks every eligible row), or null.
+     */
+    private final List<String> fairOrder;
     /** The lock that serialises the claims of a queue with a per-key limit, or null. */
     public final ExclusiveLock claimLock;
     /** The token bucket of a rate-limited queue, or null. */
@@ -216,6 +227,19 @@ public final class QueueShape<S extends Enum<S>> {
             }
         }
         this.orderBy = List.copyOf(order);
+        boolean bounded = shaping.groupColumn() != null
+                && shaping.keyLimitColumn() == null
+                && shaping.priorityColumn() == null
+                && rankAt < order.size();
+        if (bounded) {
+            this.fairOrder = List.copyOf(order.subList(rankAt, order.size()));
+            List<String> index = new ArrayList<>(order);
+            index.add(rankAt, Identifiers.quote(d, shaping.groupColumn()));
+            this.indexOrder = List.copyOf(index);
+        } else {
+            this.fairOrder = null;
+            this.indexOrder = this.orderBy;
+        }
         if (shaping.ranked()) {
             List<String> ranked = new ArrayList<>(order);
             ranked.add(rankAt, "baton_candidate.baton_rank");
@@ -346,6 +370,20 @@ public final class QueueShape<S extends Enum<S>> {
             sql.append(" WHERE ").append(String.join(" AND ", filters));
         }
         return new SqlFragment(sql.toString(), binds);
+    }
+
+    /**
+     * The round-robin claim of {@code batch} rows by its parts, for a dialect that reads it group by group, or null
+     * when the queue has no such claim (no fairAcross, or fairAcross with a priority or a per-key limit): the same
+     * candidates as {@link #candidates(int)}.
+     */
+    public BatchUpdateSpec.FairGroups fairGroups(int batch) {
+        if (fairOrder == null) {
+            return null;
+        }
+        return new BatchUpdateSpec.FairGroups(
+                Identifiers.quote(dialect, def.shaping().groupColumn()), claimWhere, fairOrder, (int)
+                        Math.min(Integer.MAX_VALUE, (long) RANK_WINDOW * batch));
     }
 
     /** How many rows of one group a claim of n rows ranks: {@value} × n. */

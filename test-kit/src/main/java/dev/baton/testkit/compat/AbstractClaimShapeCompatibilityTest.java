@@ -66,7 +66,7 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         table = TestDatabases.uniqueName("shape");
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
-                + " acct VARCHAR(20) NULL, tenant VARCHAR(20) NOT NULL, prio INT NOT NULL, lease_until " + ts + ","
+                + " acct VARCHAR(20) NULL, tenant VARCHAR(20) NULL, prio INT NOT NULL, lease_until " + ts + ","
                 + " claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts + ","
                 + " last_error VARCHAR(1000) NULL)");
         db.execute("CREATE INDEX ix_" + table + "_claim ON " + table + " (sync_status, id)");
@@ -295,6 +295,58 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
             }
         }
         assertTrue(bigBefore < 40, "big-tenant rows claimed before the small tenants' last: " + bigBefore);
+    }
+
+    /**
+     * Tenants of 40, 7, 3 and 1 rows and 5 rows without a tenant (a group of their own), ids shuffled among them: each
+     * of four claims (20, 20, 7, then what is left) takes exactly the rows a round-robin over the remaining rows gives
+     * (place within the group, then id), so a claim that leaves out a group or gives one more than its turn fails. The
+     * claim reads group by group through the index {@code suggestedIndex()} gives, which {@code verify()} accepts on
+     * the empty and on the loaded table.
+     */
+    @Test
+    void eachClaimTakesEveryGroupsTurnAndNoMore() {
+        ClaimQueue<Sync> q = queue(baton, "rr").fairAcross("tenant").build();
+        String suggested = q.suggestedIndex();
+        assertTrue(suggested.contains("tenant"), suggested);
+        db.execute(suggested);
+        q.verify(); // empty
+        List<String> groups = new ArrayList<>();
+        for (Object[] g : new Object[][] {{"big", 40}, {"seven", 7}, {"three", 3}, {"one", 1}, {null, 5}}) {
+            for (int i = 0; i < (Integer) g[1]; i++) {
+                groups.add((String) g[0]);
+            }
+        }
+        Collections.shuffle(groups, new java.util.Random(21));
+        Map<Long, String> remaining = new java.util.TreeMap<>();
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            long id = i + 1;
+            rows.add(new Object[] {id, null, groups.get(i), 0});
+            remaining.put(id, groups.get(i) == null ? "(null)" : groups.get(i));
+        }
+        insertAll(rows);
+        db.execute(db.kind().analyzeSql(table));
+        q.verify(); // loaded
+        for (int n : new int[] {20, 20, 7, 20}) {
+            Map<String, Integer> place = new HashMap<>();
+            List<long[]> ranked = new ArrayList<>(); // {place within the group, id}, ids ascending
+            for (Map.Entry<Long, String> r : remaining.entrySet()) {
+                ranked.add(new long[] {place.merge(r.getValue(), 1, Integer::sum), r.getKey()});
+            }
+            ranked.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+            Set<Long> expected = new TreeSet<>();
+            for (int i = 0; i < Math.min(n, ranked.size()); i++) {
+                expected.add(ranked.get(i)[1]);
+            }
+            List<ClaimedRow<Sync>> claimed = q.claim(n);
+            assertEquals(expected, new TreeSet<>(ids(claimed)), "a claim of " + n + " over " + remaining);
+            for (ClaimedRow<Sync> r : claimed) {
+                q.complete(r, Sync.COMPLETED);
+                remaining.remove(r.longId());
+            }
+        }
+        assertTrue(remaining.isEmpty(), "left: " + remaining);
     }
 
     // ---- 3. priorities
