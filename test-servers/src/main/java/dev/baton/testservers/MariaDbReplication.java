@@ -53,6 +53,22 @@ public final class MariaDbReplication implements AutoCloseable {
     public static final int REPLICA_PORT = 34011;
     /** How long a semi-synchronous primary waits by default for the replica's answer before it goes on alone. */
     public static final int SEMI_SYNC_TIMEOUT_MILLIS = 500;
+    /** Where {@link #rebuildOldPrimaryAsReplica()} starts the old primary's node: a port clients do not name. */
+    public static final int REBUILT_PORT = 34012;
+    /**
+     * Connector/J's {@code deniedListTimeout} in {@link #database()}: how long a host whose connection failed is
+     * skipped (default 60 s). Baton aborts a connection that reached the read-only replica, which the driver counts
+     * as a failure of the replica; with the primary dead too, new connections then failed for the full 60 s. 0
+     * raced inside the driver (a {@code NullPointerException} in {@code HaMode.getAvailableHostInOrder}, 3.5.6).
+     */
+    static final int DENIED_LIST_TIMEOUT_MILLIS = 250;
+    /**
+     * Connector/J's {@code retriesAllDown} in {@link #database()} (default 120): when every host is down or denied, a
+     * connection tries that often before it gives up. A pooled connection that failed reconnects by itself
+     * (transparently, to the next host); one Baton aborted did so too, and with the default its thread hung about 30
+     * s in there (the first claim after the kill came 30 s late).
+     */
+    static final int RETRIES_ALL_DOWN = 3;
     /** The user of {@link #database()}: all privileges on {@code test}, none that writes through read_only. */
     public static final String USER = "baton";
 
@@ -216,13 +232,16 @@ public final class MariaDbReplication implements AutoCloseable {
     /**
      * Rebuilds the killed old primary's node as a replica of the new primary (a fresh data directory that replicates
      * the new primary's whole binary log, which holds everything since the start through {@code log_slave_updates}),
-     * with the topology's replication mode; returns once it replicates.
+     * with the topology's replication mode, on port {@value #REBUILT_PORT}, which {@link #database()} does not name
+     * (a {@code sequential} URL would take the rebuilt replica, first in its list, for the writer); returns once it
+     * replicates.
      */
     public void rebuildOldPrimaryAsReplica() {
         int old = 1 - writer;
         if (servers[old] != null && servers[old].isAlive()) {
             throw new IllegalStateException("the old primary still runs");
         }
+        ports[old] = REBUILT_PORT;
         try {
             deleteRecursively(dataDir(old));
             install(old);
@@ -281,7 +300,8 @@ public final class MariaDbReplication implements AutoCloseable {
         }
         follow(1, 0);
         String url = "jdbc:mariadb:sequential://127.0.0.1:" + PRIMARY_PORT + ",127.0.0.1:" + REPLICA_PORT
-                + "/test?deniedListTimeout=0";
+                + "/test?deniedListTimeout=" + DENIED_LIST_TIMEOUT_MILLIS
+                + "&retriesAllDown=" + RETRIES_ALL_DOWN;
         database = TestDatabases.probe("mariadb-replication", DatabaseKind.MARIADB, url, USER, "");
     }
 
