@@ -150,6 +150,7 @@ class MariaDbFailoverTest {
             double killToPromotedSeconds,
             double killToFirstClaimSeconds,
             double killToFirstSendSeconds,
+            double killToAllCompletedSeconds,
             int serverIdBefore,
             int serverIdAfter,
             int epochChanges,
@@ -280,6 +281,7 @@ class MariaDbFailoverTest {
                         () -> completed(jobs) == ROWS,
                         60,
                         () -> "completed " + completed(jobs) + ", sends " + sent.get());
+                long allCompleted = System.nanoTime();
                 int twice =
                         (int) sends.values().stream().filter(n -> n.get() > 1).count();
                 Figures f = new Figures(
@@ -292,6 +294,7 @@ class MariaDbFailoverTest {
                         seconds(promoted - kill),
                         since(kill, firstClaimAfterKill.get()),
                         since(kill, firstSendAfterKill.get()),
+                        seconds(allCompleted - kill),
                         serverIdBefore,
                         topology.writerServerId(),
                         epochChanges.size(),

@@ -92,6 +92,8 @@ public final class MariaDbReplication implements AutoCloseable {
     private final Thread cleanup;
     private final Process[] servers = new Process[2];
     private final int[] ports = {PRIMARY_PORT, REPLICA_PORT};
+    /** Each node's {@code server_id}; a rebuilt node gets a new one (a replica skips events of its own id). */
+    private final int[] serverIds = {1, 2};
     /** Index (0 or 1) of the node that is the writer now. */
     private int writer;
 
@@ -171,7 +173,7 @@ public final class MariaDbReplication implements AutoCloseable {
 
     /** The writer's {@code server_id} (1 before a promotion, 2 after). */
     public int writerServerId() {
-        return writer + 1;
+        return serverIds[writer];
     }
 
     /**
@@ -232,7 +234,8 @@ public final class MariaDbReplication implements AutoCloseable {
     /**
      * Rebuilds the killed old primary's node as a replica of the new primary (a fresh data directory that replicates
      * the new primary's whole binary log, which holds everything since the start through {@code log_slave_updates}),
-     * with the topology's replication mode, on port {@value #REBUILT_PORT}, which {@link #database()} does not name
+     * with the topology's replication mode and a new {@code server_id} (3: a replica skips events that carry its own
+     * id, and the new primary's binary log holds the old primary's events under id 1), on port {@value #REBUILT_PORT}, which {@link #database()} does not name
      * (a {@code sequential} URL would take the rebuilt replica, first in its list, for the writer); returns once it
      * replicates.
      */
@@ -242,19 +245,13 @@ public final class MariaDbReplication implements AutoCloseable {
             throw new IllegalStateException("the old primary still runs");
         }
         ports[old] = REBUILT_PORT;
+        // a new server_id: with its old one, the node would skip every event the old primary wrote, as its own
+        serverIds[old] = 3;
         try {
             deleteRecursively(dataDir(old));
             install(old);
             startNode(old);
             awaitAnswers(old);
-            if (replication == Replication.SEMI_SYNC) {
-                try (Connection c = connect(ports[writer]);
-                        Statement s = c.createStatement()) {
-                    s.execute("SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC");
-                    s.execute("SET GLOBAL rpl_semi_sync_master_timeout = " + semiSyncTimeoutMillis);
-                    s.execute("SET GLOBAL rpl_semi_sync_master_enabled = ON");
-                }
-            }
             follow(old, writer);
         } catch (Exception e) {
             throw new IllegalStateException("cannot rebuild the old primary as a replica: " + e + logTails(), e);
@@ -328,11 +325,20 @@ public final class MariaDbReplication implements AutoCloseable {
             try (ResultSet rs =
                     s.executeQuery("SELECT MASTER_GTID_WAIT('" + target + "', " + START_TIMEOUT_SECONDS + ")")) {
                 rs.next();
-                if (rs.getInt(1) != 0) {
+                if (rs.getInt(1) != 0) { // -1: timed out
                     throw new IllegalStateException("the replica did not reach " + target);
                 }
             }
             if (replication == Replication.SEMI_SYNC) {
+                // on only now: before, each commit (the set-up's, the catch-up's) would wait out the timeout
+                try (Connection p = connect(ports[primary]);
+                        Statement ps = p.createStatement()) {
+                    ps.execute("SET GLOBAL rpl_semi_sync_master_wait_point = AFTER_SYNC");
+                    ps.execute("SET GLOBAL rpl_semi_sync_master_timeout = " + semiSyncTimeoutMillis);
+                    ps.execute("SET GLOBAL rpl_semi_sync_master_enabled = ON");
+                }
+                s.execute("STOP SLAVE IO_THREAD");
+                s.execute("START SLAVE IO_THREAD"); // asks for semi-synchronous replication again
                 while (semiSyncClients(ports[primary]) < 1) {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("the replica is no semi-synchronous client");
@@ -383,7 +389,7 @@ public final class MariaDbReplication implements AutoCloseable {
                 "--log-error=" + log(node),
                 "--bind-address=127.0.0.1",
                 "--port=" + ports[node],
-                "--server-id=" + (node + 1),
+                "--server-id=" + serverIds[node],
                 "--log-bin=" + dataDir(node).resolve("binlog"),
                 "--log-slave-updates=ON",
                 "--binlog-format=ROW",
@@ -397,11 +403,7 @@ public final class MariaDbReplication implements AutoCloseable {
             command.add("--read-only=ON"); // a replica (the initial one, or a rebuilt old primary)
         }
         if (replication == Replication.SEMI_SYNC) {
-            command.addAll(List.of(
-                    "--rpl-semi-sync-master-enabled=" + (node == writer ? "ON" : "OFF"),
-                    "--rpl-semi-sync-master-wait-point=AFTER_SYNC",
-                    "--rpl-semi-sync-master-timeout=" + semiSyncTimeoutMillis,
-                    "--rpl-semi-sync-slave-enabled=ON"));
+            command.add("--rpl-semi-sync-slave-enabled=ON"); // the primary's side is turned on by follow()
         }
         if (isRoot()) {
             command.add("--user=" + OS_USER);
