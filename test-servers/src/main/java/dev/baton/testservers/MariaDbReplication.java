@@ -363,8 +363,11 @@ public final class MariaDbReplication implements AutoCloseable {
             if (!rs.next()) {
                 return true;
             }
-            return rs.getString("Master_Log_File").equals(rs.getString("Relay_Master_Log_File"))
-                    && rs.getLong("Read_Master_Log_Pos") == rs.getLong("Exec_Master_Log_Pos");
+            // the I/O thread may have stopped inside a transaction, whose events the SQL thread never applies: the
+            // positions then stay apart, and the SQL thread says it has read everything
+            return String.valueOf(rs.getString("Slave_SQL_Running_State")).contains("read all relay log")
+                    || (rs.getString("Master_Log_File").equals(rs.getString("Relay_Master_Log_File"))
+                            && rs.getLong("Read_Master_Log_Pos") == rs.getLong("Exec_Master_Log_Pos"));
         }
     }
 
