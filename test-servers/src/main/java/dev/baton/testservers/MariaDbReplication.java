@@ -53,8 +53,6 @@ public final class MariaDbReplication implements AutoCloseable {
     public static final int REPLICA_PORT = 34011;
     /** How long a semi-synchronous primary waits by default for the replica's answer before it goes on alone. */
     public static final int SEMI_SYNC_TIMEOUT_MILLIS = 500;
-    /** Where {@link #rebuildOldPrimaryAsReplica()} starts the old primary's node: a port clients do not name. */
-    public static final int REBUILT_PORT = 34012;
     /**
      * Connector/J's {@code deniedListTimeout} in {@link #database()}: how long a host whose connection failed is
      * skipped (default 60 s). Baton aborts a connection that reached the read-only replica, which the driver counts
@@ -235,7 +233,7 @@ public final class MariaDbReplication implements AutoCloseable {
      * Rebuilds the killed old primary's node as a replica of the new primary (a fresh data directory that replicates
      * the new primary's whole binary log, which holds everything since the start through {@code log_slave_updates}),
      * with the topology's replication mode and a new {@code server_id} (3: a replica skips events that carry its own
-     * id, and the new primary's binary log holds the old primary's events under id 1), on port {@value #REBUILT_PORT}, which {@link #database()} does not name
+     * id, and the new primary's binary log holds the old primary's events under id 1), on a free port, which {@link #database()} does not name
      * (a {@code sequential} URL would take the rebuilt replica, first in its list, for the writer); returns once it
      * replicates.
      */
@@ -244,7 +242,11 @@ public final class MariaDbReplication implements AutoCloseable {
         if (servers[old] != null && servers[old].isAlive()) {
             throw new IllegalStateException("the old primary still runs");
         }
-        ports[old] = REBUILT_PORT;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            ports[old] = free.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port: " + e, e);
+        }
         // a new server_id: with its old one, the node would skip every event the old primary wrote, as its own
         serverIds[old] = 3;
         try {
