@@ -160,9 +160,13 @@ public final class ClaimQueue<S extends Enum<S>> {
         return shape.engine.onCaller(connection, () -> claimer.claim(batchSize));
     }
 
-    /** The SQL text of a claim of {@code batchSize} rows, statement by statement (for logs and exact-SQL tests). */
+    /**
+     * The SQL text of a claim of {@code batchSize} rows, statement by statement (for logs and exact-SQL tests); with
+     * a {@link ClaimQueueBuilder#rateLimit rate limit}, the bucket's locking read first, then the claim, the bucket's
+     * first-use insert and its update.
+     */
     public List<String> claimSql(int batchSize) {
-        return claimer.statement(batchSize).sql();
+        return claimer.sql(batchSize);
     }
 
     /** Completes the row into {@code target}; fenced by the claim's token. */
@@ -438,6 +442,11 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     Engine engine() {
         return shape.engine;
+    }
+
+    /** How long a Worker's poller waits after a claim its rate limit cut, in nanos (0: not cut); see {@link Claimer}. */
+    long rateLimitWaitNanos() {
+        return claimer.rateLimitWaitNanos();
     }
 
     @Override

@@ -48,6 +48,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     private int keyLimit;
     private String groupColumn;
     private String priorityColumn;
+    private RateLimit rateLimit;
     private SendDurability sendDurability = SendDurability.OFF;
     private Duration sendDurabilityWait = Duration.ZERO;
 
@@ -268,6 +269,35 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         return this;
     }
 
+    /**
+     * At most {@code rowsPerSecond} rows claimed per second from this queue across all threads and processes, in
+     * bursts of up to {@code burst} after a quiet time; the buckets in {@value RateLimit#DEFAULT_TABLE} (see {@link
+     * #rateLimit(RateLimit)}).
+     *
+     * @throws ConfigurationException if the rate or the burst is out of range
+     */
+    public ClaimQueueBuilder<S> rateLimit(int rowsPerSecond, int burst) {
+        return rateLimit(RateLimit.perSecond(rowsPerSecond, burst));
+    }
+
+    /**
+     * Limits the rows claimed per second from this queue across all threads and processes: a token bucket held by
+     * the database, by its clock, in the row of the queue's name in {@link RateLimit#table()} (create the table with
+     * {@link OwnTables#createRateLimitsTable} or the dialect's {@code V9__baton_rate_limits.sql}; {@link
+     * ClaimQueue#verify()} checks it is there). Each claim locks the queue's bucket row, claims at most the whole
+     * tokens it holds, and takes exactly the rows it claimed, in one transaction: a claim that rolls back takes none,
+     * and queues of the same name share a bucket. The row lock makes the claims of the queue run one after another,
+     * across processes (handlers and completions do not); a {@link Worker} whose claim the limit cut waits until its
+     * batch's tokens are there instead of polling.
+     *
+     * @param limit the rate, the burst and the table
+     * @throws UnsupportedDatabaseException at {@link #build()} if the dialect cannot read its clock as a number
+     */
+    public ClaimQueueBuilder<S> rateLimit(RateLimit limit) {
+        this.rateLimit = Objects.requireNonNull(limit, "limit");
+        return this;
+    }
+
     /** A timestamp column (e.g. {@code created_at}) whose minimum over eligible rows gives the backlog's age. */
     public ClaimQueueBuilder<S> ageColumn(String column) {
         this.ageColumn = Identifiers.check(column);
@@ -406,7 +436,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 errorColumn,
                 ageColumn,
                 orderKeyColumn,
-                new QueueDefinition.Shaping(keyLimitColumn, keyLimit, groupColumn, priorityColumn),
+                new QueueDefinition.Shaping(keyLimitColumn, keyLimit, groupColumn, priorityColumn, rateLimit),
                 sendDurability,
                 sendDurabilityWait));
     }

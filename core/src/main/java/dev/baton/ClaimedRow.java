@@ -115,6 +115,9 @@ public final class ClaimedRow<S extends Enum<S>> {
      * never marked sending: its attempt is given back, and it sent nothing) and the operator's {@link
      * DeadLetters#requeue} (the count starts again at 1: a fenced sink that saw a send of the row before refuses the
      * requeued row's sends until the sink's record is reset, which is the safe side for a row that may have been sent).
+     * A failover to a standby that lacked the last commits lowers it too: a claim lost with the old writer took its
+     * attempt along, and the next claim of the row carries the same token again (a fenced sink that saw the lost
+     * claim's call refuses the new one).
      */
     public long sendToken() {
         return attempt;

@@ -9,12 +9,12 @@ import java.util.List;
 
 /**
  * Baton's own tables ({@link IdempotencyKeys}, {@link Inbox}, {@link Outbox}, the transaction receipts of
- * {@link Baton#inTransaction}): their DDL, and a helper that creates
+ * {@link Baton#inTransaction}, the token buckets of {@link ClaimQueueBuilder#rateLimit}): their DDL, and a helper that creates
  * them for quick starts. Immutable and thread-safe; get one from {@link Baton#ownTables()}.
  *
  * <p>The DDL exists once per database, as the SQL files each dialect module ships in its package for the default
  * table names: {@code dev/baton/postgres/}, {@code dev/baton/mysql/}, {@code dev/baton/sqlserver/}, files
- * {@code V1__baton_idempotency_keys.sql}, {@code V2__baton_inbox.sql}, {@code V3__baton_outbox.sql} and {@code V8__baton_receipts.sql}. Production
+ * {@code V1__baton_idempotency_keys.sql}, {@code V2__baton_inbox.sql}, {@code V3__baton_outbox.sql}, {@code V8__baton_receipts.sql} and {@code V9__baton_rate_limits.sql}. Production
  * schemas managed by Flyway or Liquibase run those files (e.g. Flyway {@code locations=classpath:dev/baton/postgres}
  * with a history table of its own); the methods here read the same files and rename the table, and the names derived
  * from it (indexes, {@code <table>_<suffix>}), for the table name given.
@@ -124,6 +124,31 @@ public final class OwnTables {
      */
     public boolean createReceiptsTable(String table) {
         return create(table, receiptsDdl(table));
+    }
+
+    /**
+     * The statements that create a rate-limit table named {@code table} ({@code table} or {@code schema.table};
+     * default {@link RateLimit#DEFAULT_TABLE}), without trailing semicolons: the dialect's {@code
+     * V9__baton_rate_limits.sql}, renamed. Runs no SQL.
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier, or too long to derive its index name
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
+     */
+    public List<String> rateLimitsDdl(String table) {
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.RATE_LIMITS, table);
+    }
+
+    /**
+     * Creates the rate-limit table ({@link #rateLimitsDdl}) that the queues with a {@link ClaimQueueBuilder#rateLimit
+     * rate limit} keep their token buckets in, unless a table of that name exists; safe to call at every start, also
+     * from several processes at once.
+     *
+     * @return true if this call created the table, false if it existed
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws DataAccessException if the DDL fails
+     */
+    public boolean createRateLimitsTable(String table) {
+        return create(table, rateLimitsDdl(table));
     }
 
     private boolean create(String table, List<String> ddl) {

@@ -201,6 +201,7 @@ public final class StateTable<S extends Enum<S>> {
                 // database's UTC clock, which a zone-dependent type or a local-clock default disagrees with
                 check.requireZoneSafeTimestamp(column, "time");
             }
+            check.requireWriter();
             check.throwIfProblems();
             return null;
         });

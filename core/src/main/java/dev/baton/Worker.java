@@ -362,7 +362,7 @@ public final class Worker implements AutoCloseable {
                             sweepInterval,
                             n),
                     queue.engine(),
-                    new Signals<>(),
+                    new Signals<>(queue),
                     queue::takeWorkerSweepTurn);
             runner.start();
             return new Worker(queue, runner);
@@ -371,6 +371,17 @@ public final class Worker implements AutoCloseable {
 
     /** The row operations only the worker's loop performs. */
     private static final class Signals<S extends Enum<S>> implements WorkerLoop.RowSignals<S> {
+        private final ClaimQueue<S> queue;
+
+        Signals(ClaimQueue<S> queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public long rateLimitWaitNanos() {
+            return queue.rateLimitWaitNanos();
+        }
+
         @Override
         public boolean leaseLost(ClaimedRow<S> row) {
             return row.markLeaseLost();

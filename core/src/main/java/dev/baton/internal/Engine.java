@@ -81,49 +81,25 @@ public final class Engine {
     /** Physical connections seen at READ COMMITTED, weakly held (a closed connection drops out). */
     private final Map<Connection, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
-    /** Creates an engine that never joins a host transaction. */
+    /** Creates an engine that never joins a host transaction, with the defaults of {@code Baton.Builder}: for tests. */
     public Engine(DataSource dataSource, Dialect dialect, RetryPolicy transientRetry, List<BatonListener> listeners) {
-        this(dataSource, dialect, transientRetry, listeners, HostTransactions.NONE, List.of());
-    }
-
-    /**
-     * Creates an engine that joins the transactions {@code hosts} finds for {@code dataSource} (which must already be
-     * {@link HostTransactions#target unwrapped}), with interceptors (outermost first).
-     */
-    public Engine(
-            DataSource dataSource,
-            Dialect dialect,
-            RetryPolicy transientRetry,
-            List<BatonListener> listeners,
-            HostTransactions hosts,
-            List<BatonInterceptor> interceptors) {
-        this(dataSource, dialect, transientRetry, listeners, hosts, interceptors, OwnTable.RECEIPTS.defaultName());
-    }
-
-    /** As the constructor above, with the transaction-receipt table of {@link #inTransaction} named. */
-    public Engine(
-            DataSource dataSource,
-            Dialect dialect,
-            RetryPolicy transientRetry,
-            List<BatonListener> listeners,
-            HostTransactions hosts,
-            List<BatonInterceptor> interceptors,
-            String receiptsTable) {
         this(
                 dataSource,
                 dialect,
                 transientRetry,
                 listeners,
-                hosts,
-                interceptors,
-                receiptsTable,
+                HostTransactions.NONE,
+                List.of(),
+                OwnTable.RECEIPTS.defaultName(),
                 false,
                 Wakeups.DEFAULT_CHANNEL,
                 null);
     }
 
     /**
-     * As the constructor above, with the wake-ups across processes on or off and their channel (a validated
+     * Creates an engine that joins the transactions {@code hosts} finds for {@code dataSource} (which must already be
+     * {@link HostTransactions#target unwrapped}), with interceptors (outermost first), the transaction-receipt table
+     * of {@link #inTransaction}, the wake-ups across processes on or off and their channel (a validated
      * identifier), and a reader for inspection ({@link #reader()}): health, gauges and dead-letter lists may run
      * there; decisions never do. Null: inspection runs on {@code dataSource}.
      */
@@ -653,11 +629,19 @@ public final class Engine {
 
     /** Runs a batch as {@link #batchUpdate(String, BatchUpdate, Object[])}, with a work for after a lost reply. */
     public <T> T batchUpdate(String operation, SqlWork<T> work, SqlWork<T> afterLostReply) {
+        return batchUpdate(operation, false, work, afterLostReply);
+    }
+
+    /**
+     * As {@link #batchUpdate(String, SqlWork, SqlWork)}; with {@code transaction}, always in a transaction (a claim
+     * that takes a rate limit's tokens in the same commit).
+     */
+    public <T> T batchUpdate(String operation, boolean transaction, SqlWork<T> work, SqlWork<T> afterLostReply) {
         HostTransaction host = hosts.current(dataSource);
         if (host != null) {
             refuseReadOnly(operation, host);
         }
-        return !dialect.traits().batchUpdateIsAtomic()
+        return transaction || !dialect.traits().batchUpdateIsAtomic()
                 ? transaction(operation, work, afterLostReply)
                 : autocommit(operation, work, afterLostReply);
     }

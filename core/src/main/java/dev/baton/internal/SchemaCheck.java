@@ -259,12 +259,33 @@ public final class SchemaCheck {
         }
     }
 
+    /**
+     * Checks that the connection reaches a server that takes writes: Baton decides (claims, transitions, completions)
+     * only on the writer, and a data source that reaches a standby, a replica or a fenced old primary would have
+     * every decision refused and retried. Inspection may read a replica through {@code Baton.Builder.reader}.
+     */
+    public void requireWriter() throws SQLException {
+        if (dialect.diagnostics().refusesWrites(connection)) {
+            problem(
+                    "the data source Baton decides on reaches a server that refuses writes (a standby, a replica or a"
+                            + " primary fenced by a failover): give Baton the writer's data source, and a replica only"
+                            + " as Baton.Builder.reader(...) for inspection",
+                    null);
+        }
+    }
+
     /** Adds a problem found by a caller (with optional DDL). */
     public void problem(String problem, String fixDdl) {
         problems.add(problem);
         if (fixDdl != null) {
             ddl.add(fixDdl);
         }
+    }
+
+    /** Adds a problem found by a caller, fixed by the statements {@code fixDdl}. */
+    public void problemFixedBy(String problem, List<String> fixDdl) {
+        problems.add(problem);
+        ddl.addAll(fixDdl);
     }
 
     /** True when a problem was found so far. */

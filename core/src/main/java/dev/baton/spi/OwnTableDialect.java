@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Baton's own tables (idempotency keys, inbox, outbox) on one database: the DDL a dialect module ships as SQL files,
+ * Baton's own tables (idempotency keys, inbox, outbox, receipts, rate limits) on one database: the DDL a dialect module ships as SQL files,
  * and the statements whose shape differs between vendors. Stateless and thread-safe.
  *
  * <p>The DDL exists once, as the files {@link OwnTable#script()} in the dialect's package (for example
@@ -49,7 +49,12 @@ public interface OwnTableDialect {
          * The receipts of the transactions {@code Baton.inTransaction} runs ({@code Baton.receipts()}): file {@code
          * V8__baton_receipts.sql}.
          */
-        RECEIPTS("baton_receipts", "V8__baton_receipts.sql");
+        RECEIPTS("baton_receipts", "V8__baton_receipts.sql"),
+        /**
+         * The token buckets of rate-limited claim queues ({@code ClaimQueueBuilder.rateLimit}): file {@code
+         * V9__baton_rate_limits.sql}.
+         */
+        RATE_LIMITS("baton_rate_limits", "V9__baton_rate_limits.sql");
 
         private final String defaultName;
         private final String script;

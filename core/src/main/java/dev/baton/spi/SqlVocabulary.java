@@ -40,6 +40,16 @@ public interface SqlVocabulary {
         return select + " LIMIT " + n;
     }
 
+    /**
+     * The database clock as a {@code BIGINT} number of microseconds since 1970-01-01 00:00 UTC, whatever the session's
+     * time zone, or {@code null} when the dialect has no such expression (the default): a queue's {@link
+     * dev.baton.ClaimQueueBuilder#rateLimit rate limit} keeps its token bucket in these numbers, and is refused where
+     * there are none.
+     */
+    default @Nullable String clockMicros() {
+        return null;
+    }
+
     /** An SQL expression for {@code timestamp + millis} (millis may be negative), computed by the database. */
     String plusMillis(String timestampSql, long millis);
 

@@ -33,6 +33,12 @@ final class MySqlSql implements SqlVocabulary {
         return "UTC_TIMESTAMP(6)";
     }
 
+    /** Both sides are zone-less UTC wall clocks: no session time zone enters (unlike {@code UNIX_TIMESTAMP}). */
+    @Override
+    public String clockMicros() {
+        return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+    }
+
     @Override
     public String plusMillis(String timestampSql, long millis) {
         return "TIMESTAMPADD(MICROSECOND, " + Math.multiplyExact(millis, 1000L) + ", " + timestampSql + ")";

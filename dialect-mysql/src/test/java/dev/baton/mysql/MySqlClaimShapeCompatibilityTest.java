@@ -1,6 +1,7 @@
 package dev.baton.mysql;
 
 import dev.baton.testkit.compat.AbstractClaimShapeCompatibilityTest;
+import dev.baton.testkit.compat.AbstractRateLimitCompatibilityTest;
 import dev.baton.testservers.TestServer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.params.Parameter;
@@ -8,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The shaped-claim suite (issue 21: per-key limit, fairness, priorities) on the local MariaDB through both drivers
+ * The shaped-claim suite (issue 21: per-key limit, fairness, priorities, rate limit) on the local MariaDB through both drivers
  * (MariaDB Connector/J and MySQL Connector/J): the claim's statements, the named lock held past the commit and the
  * driver's results; the embedded server would add a version, not a path.
  */
@@ -23,4 +24,7 @@ class MySqlClaimShapeCompatibilityTest {
 
     @Nested
     class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
+
+    @Nested
+    class RateLimits extends AbstractRateLimitCompatibilityTest {}
 }

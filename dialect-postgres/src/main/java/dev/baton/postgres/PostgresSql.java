@@ -20,6 +20,12 @@ final class PostgresSql implements SqlVocabulary {
         return "clock_timestamp()";
     }
 
+    /** Numeric in PostgreSQL 14+ (exact), double precision before (exact to the microsecond for centuries). */
+    @Override
+    public String clockMicros() {
+        return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
+    }
+
     @Override
     public String plusMillis(String timestampSql, long millis) {
         return "(" + timestampSql + " + interval '" + millis + " milliseconds')";

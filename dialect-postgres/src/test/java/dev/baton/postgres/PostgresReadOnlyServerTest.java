@@ -1,6 +1,7 @@
 package dev.baton.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -10,6 +11,7 @@ import dev.baton.ClaimedRow;
 import dev.baton.Decision;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
+import dev.baton.SchemaMismatchException;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
@@ -84,6 +86,25 @@ class PostgresReadOnlyServerTest {
             assertEquals(5, q.claim(5).size());
 
             assertSessionsGone(db, fenced);
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(
+            value = TestServer.class,
+            names = {"POSTGRES_LOCAL"})
+    void verifyRefusesADataSourceThatReachesAServerRefusingWrites(TestServer server) throws Exception {
+        TestDatabase db = server.get();
+        JobsTable jobs = JobsTable.create(db, "failover_ro", true);
+        try (HikariDataSource pool = db.newDataSource(POOL)) {
+            ClaimQueue<Sync> q = jobs.queue(Baton.using(pool), Duration.ofMinutes(5));
+            q.verify(); // the writer passes
+            fenceEveryPooledSession(pool);
+
+            SchemaMismatchException e = assertThrows(SchemaMismatchException.class, q::verify);
+            assertTrue(e.getMessage().contains("refuses writes"), e.getMessage());
         } finally {
             jobs.drop();
         }

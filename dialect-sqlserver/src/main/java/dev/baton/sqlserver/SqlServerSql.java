@@ -26,6 +26,12 @@ final class SqlServerSql implements SqlVocabulary {
         return "SYSUTCDATETIME()";
     }
 
+    /** {@code DATEDIFF_BIG}: SQL Server 2016+; a plain {@code DATEDIFF} of microseconds overflows after 35 minutes. */
+    @Override
+    public String clockMicros() {
+        return "DATEDIFF_BIG(MICROSECOND, CAST('19700101' AS DATETIME2(6)), SYSUTCDATETIME())";
+    }
+
     @Override
     public String plusMillis(String timestampSql, long millis) {
         // DATEADD takes an int: whole seconds beyond ~24 days of milliseconds

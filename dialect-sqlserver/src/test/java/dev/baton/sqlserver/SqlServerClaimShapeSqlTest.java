@@ -2,20 +2,24 @@ package dev.baton.sqlserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.druid.DbType;
 import com.alibaba.druid.sql.SQLUtils;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.RateLimit;
 import dev.baton.spi.ExclusiveLock;
 import dev.baton.testkit.compat.Sync;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21 capabilities 1 to 3 on SQL Server, which cannot run here: the claim of a queue with a per-key limit, fairness
- * and a priority, its index and its lock are pinned by exact text and parsed as T-SQL. The shared suite
- * ({@code AbstractClaimShapeCompatibilityTest}) runs them for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
+ * Issue 21 capabilities 1 to 4 on SQL Server, which cannot run here: the claim of a queue with a per-key limit, fairness
+ * and a priority, its index and its lock, and the token bucket of a rate limit around a claim, are pinned by exact text
+ * and parsed as T-SQL. The shared suite
+ * ({@code AbstractClaimShapeCompatibilityTest}, {@code AbstractRateLimitCompatibilityTest}) runs them for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
  */
 class SqlServerClaimShapeSqlTest {
     private static final String GUARD =
@@ -87,5 +91,34 @@ class SqlServerClaimShapeSqlTest {
         assertEquals(
                 3, SQLUtils.parseStatements(lock.acquire(), DbType.sqlserver).size(), lock.acquire());
         assertNull(lock.releaseAfterEnd(), "the end of the transaction releases it");
+    }
+
+    @Test
+    void aRateLimitLocksItsBucketRowAroundTheClaimInOneTransaction() {
+        String clock = "DATEDIFF_BIG(MICROSECOND, CAST('19700101' AS DATETIME2(6)), SYSUTCDATETIME())";
+        ClaimQueue<Sync> q = jobs().rateLimit(RateLimit.perSecond(50, 10).table("ops.limits"))
+                .build();
+        List<String> sql = q.claimSql(50);
+        assertEquals(
+                List.of(
+                        "SELECT [full_at_micros], " + clock + " FROM [ops].[limits] WITH (UPDLOCK, ROWLOCK) WHERE"
+                                + " [queue_name] = ?",
+                        jobs().build().claimSql(50).get(0),
+                        "INSERT INTO [ops].[limits] ([queue_name], [full_at_micros]) SELECT [queue_name],"
+                                + " [full_at_micros] FROM (VALUES (?, " + clock + ")) AS baton_new ([queue_name],"
+                                + " [full_at_micros]) WHERE NOT EXISTS (SELECT 1 FROM [ops].[limits] AS baton_old WITH"
+                                + " (UPDLOCK, HOLDLOCK, INDEX([limits_pk])) WHERE baton_old.[queue_name] ="
+                                + " baton_new.[queue_name])",
+                        "UPDATE [ops].[limits] SET [full_at_micros] = CASE WHEN [full_at_micros] > " + clock
+                                + " + ? THEN " + clock + " + ? WHEN [full_at_micros] > " + clock
+                                + " THEN [full_at_micros] ELSE " + clock + " END + ? WHERE [queue_name] = ?"),
+                sql);
+        for (String s : sql) {
+            SqlServerSqlTest.parse(s);
+        }
+        List<String> ddl = baton.ownTables().rateLimitsDdl("ops.limits");
+        assertEquals(1, ddl.size(), ddl.toString());
+        assertTrue(ddl.get(0).contains("CONSTRAINT [limits_pk] PRIMARY KEY ([queue_name])"), ddl.get(0));
+        SqlServerSqlTest.parse(ddl.get(0));
     }
 }

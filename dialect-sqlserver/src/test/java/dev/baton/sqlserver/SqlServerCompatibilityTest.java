@@ -10,6 +10,7 @@ import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
 import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
 import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
 import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
+import dev.baton.testkit.compat.AbstractRateLimitCompatibilityTest;
 import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
 import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
 import dev.baton.testservers.TestServer;
@@ -39,6 +40,9 @@ class SqlServerCompatibilityTest {
 
     @Nested
     class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
+
+    @Nested
+    class RateLimits extends AbstractRateLimitCompatibilityTest {}
 
     @Nested
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}

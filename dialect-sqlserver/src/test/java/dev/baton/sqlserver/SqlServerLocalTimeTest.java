@@ -54,7 +54,11 @@ class SqlServerLocalTimeTest {
                                 + " UTC"),
                 e.getMessage());
         assertEquals(List.of(), e.ddl(), "no DDL: the default constraint's name is the server's");
-        assertEquals(List.of(), recorder.take(), "refused from the metadata, before the plan is asked for");
+        assertEquals(
+                List.of(SqlServerDiagnostics.UPDATEABILITY_SQL),
+                recorder.take(),
+                "refused from the metadata, before the plan is asked for (asked only whether the database takes"
+                        + " writes)");
     }
 
     @Test

@@ -30,21 +30,44 @@ public final class ClaimLatencyWorkload implements Workload {
     /** Unmeasured claims at the start of every run (JIT, caches, the first server-prepared statements). */
     private static final int WARMUP = 200;
 
-    private final long[][] scenarios; // {history, pending}
+    private final String name;
+    private final long[][] scenarios; // {history, pending, purge batch (0: no purge)}
     private final int claims;
+    private final java.util.Map<String, List<Double>> purgeRates = new java.util.HashMap<>(); // rows/s per run
     private final java.util.Map<String, List<Double>> p50s = new java.util.HashMap<>(); // "variant x" -> p50 per run
     private long builtHistory = -1;
     private long builtPending = -1;
 
     /** The three scenarios of the issue, {@code claims} claims measured per run. */
     public ClaimLatencyWorkload(long smallPending, long largePending, long largeHistory, int claims) {
-        this.scenarios = new long[][] {{0, smallPending}, {0, largePending}, {largeHistory, smallPending}};
+        this(
+                "claim-latency",
+                new long[][] {{0, smallPending, 0}, {0, largePending, 0}, {largeHistory, smallPending, 0}},
+                claims);
+    }
+
+    private ClaimLatencyWorkload(String name, long[][] scenarios, int claims) {
+        this.name = name;
+        this.scenarios = scenarios;
         this.claims = claims;
+    }
+
+    /**
+     * Issue 21, retention: {@code pending} rows alone, above {@code history} completed rows, and above them while a
+     * purge deletes completed rows in batches of {@code purgeBatch} every 100 ms (the oldest first, by id range, as a purge by
+     * completion time would) on another connection for the whole run. Shows whether a plain batched {@code DELETE}
+     * keeps the claim flat at that size, which decides whether a queue table needs partitions.
+     */
+    public static ClaimLatencyWorkload retention(long pending, long history, int purgeBatch, int claims) {
+        return new ClaimLatencyWorkload(
+                "retention",
+                new long[][] {{0, pending, 0}, {history, pending, 0}, {history, pending, purgeBatch}},
+                claims);
     }
 
     @Override
     public String name() {
-        return "claim-latency";
+        return name;
     }
 
     @Override
@@ -61,10 +84,7 @@ public final class ClaimLatencyWorkload implements Workload {
     public List<Point> points(Options options) {
         List<Point> points = new ArrayList<>();
         for (long[] s : scenarios) {
-            String label = s[0] == 0
-                    ? String.format("%,d pending", s[1])
-                    : String.format("%,d pending + %,d done", s[1], s[0]);
-            points.add(new Point("rows", s[0] + s[1], label));
+            points.add(new Point("rows", key(s), label(s)));
         }
         return points;
     }
@@ -82,6 +102,17 @@ public final class ClaimLatencyWorkload implements Workload {
     @Override
     public int reps(Options o) {
         return Math.min(3, o.reps());
+    }
+
+    /** The point's x: rows in the table, plus one for the purging variant of the same table. */
+    private static long key(long[] s) {
+        return s[0] + s[1] + (s[2] > 0 ? 1 : 0);
+    }
+
+    private static String label(long[] s) {
+        String rows =
+                s[0] == 0 ? String.format("%,d pending", s[1]) : String.format("%,d pending + %,d done", s[1], s[0]);
+        return s[2] > 0 ? rows + String.format(", purge of %,d rows every 100 ms running", s[2]) : rows;
     }
 
     @Override
@@ -107,10 +138,14 @@ public final class ClaimLatencyWorkload implements Workload {
         ClaimQueue<BatonDrainer.Job> queue = BatonDrainer.queue(baton);
         Latency latency = new Latency();
         boolean pg = target.kind() == Target.Kind.POSTGRES;
+        Purge purge = scenario[2] > 0 ? new Purge(target, scenario[2], purgedBelow) : null;
         try (Connection c = target.pool().getConnection()) {
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             for (int i = 0; i < WARMUP + claims; i++) {
                 if (i == WARMUP) {
+                    if (purge != null) {
+                        purge.start();
+                    }
                     probe.begin();
                 }
                 long t0 = System.nanoTime();
@@ -125,11 +160,95 @@ public final class ClaimLatencyWorkload implements Workload {
                 finish(target, ids);
             }
             probe.end();
+        } finally {
+            if (purge != null) {
+                purge.stop();
+                purgedBelow = purge.next;
+            }
         }
         Latency.Summary s = latency.summary();
         p50s.computeIfAbsent(variant + " " + point.x(), k -> new ArrayList<>()).add(s.p50Micros());
-        return new Measurement(
-                claims, 0, s.p50Micros(), s, 0, "ok: every claim returned 10 rows", Double.NaN, Double.NaN);
+        String check = "ok: every claim returned 10 rows";
+        if (purge != null) {
+            purgeRates.computeIfAbsent(variant, k -> new ArrayList<>()).add(purge.rowsPerSecond());
+            check += String.format(
+                    java.util.Locale.ROOT,
+                    "; purge deleted %,d rows (%,.0f rows/s) during the run",
+                    purge.deleted,
+                    purge.rowsPerSecond());
+        }
+        return new Measurement(claims, 0, s.p50Micros(), s, 0, check, Double.NaN, Double.NaN);
+    }
+
+    /** Completed rows below this id were deleted by a purging run: the next run's purge goes on from there. */
+    private long purgedBelow;
+
+    /**
+     * Deletes completed rows in id ranges of {@code batch}, oldest first, one autocommit statement every 100 ms, until
+     * stopped: the batched purge a host runs on a queue table (Baton's {@code Outbox.purgeDelivered} purges its own
+     * table the same way).
+     */
+    private static final class Purge {
+        private static final long PURGE_INTERVAL_NANOS = 100_000_000;
+
+        private final Target target;
+        private final long batch;
+        private volatile boolean running = true;
+        private Thread thread;
+        private long startNanos;
+        private long endNanos;
+        long next;
+        long deleted;
+        private volatile Exception failure;
+
+        Purge(Target target, long batch, long from) {
+            this.target = target;
+            this.batch = batch;
+            this.next = Math.max(1, from);
+        }
+
+        void start() {
+            startNanos = System.nanoTime();
+            thread = new Thread(
+                    () -> {
+                        try (Connection c = target.pool().getConnection();
+                                PreparedStatement ps = c.prepareStatement(
+                                        "DELETE FROM " + JobTable.NAME + " WHERE id >= ? AND id < ? AND state = 2")) {
+                            while (running) {
+                                long t0 = System.nanoTime();
+                                ps.setLong(1, next);
+                                ps.setLong(2, next + batch);
+                                deleted += ps.executeUpdate();
+                                next += batch;
+                                // paced: one batch per interval, so every run purges beside the claims and 10 M rows
+                                // last all repetitions (a purge at full speed empties the table in seconds)
+                                long left = PURGE_INTERVAL_NANOS - (System.nanoTime() - t0);
+                                if (left > 0) {
+                                    Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+                                }
+                            }
+                        } catch (Exception e) {
+                            failure = e;
+                        }
+                    },
+                    "bench-purge");
+            thread.start();
+        }
+
+        void stop() throws Exception {
+            running = false;
+            if (thread != null) {
+                thread.join();
+            }
+            endNanos = System.nanoTime();
+            if (failure != null) {
+                throw failure;
+            }
+        }
+
+        double rowsPerSecond() {
+            return deleted / ((endNanos - startNanos) / 1e9);
+        }
     }
 
     private static List<Long> batonClaim(ClaimQueue<BatonDrainer.Job> queue) {
@@ -207,7 +326,7 @@ public final class ClaimLatencyWorkload implements Workload {
 
     private long[] scenarioOf(Point point) {
         for (long[] s : scenarios) {
-            if (s[0] + s[1] == point.x()) {
+            if (key(s) == point.x()) {
                 return s;
             }
         }
@@ -223,8 +342,9 @@ public final class ClaimLatencyWorkload implements Workload {
         JobTable.drop(target);
         builtHistory = -1;
         builtPending = -1;
-        StringBuilder line = new StringBuilder(target.name() + " claim-latency growth (Baton p50, median of runs): ");
-        List<Double> base = p50s.get("baton " + (scenarios[0][0] + scenarios[0][1]));
+        purgedBelow = 0;
+        StringBuilder line = new StringBuilder(target.name() + " " + name + " growth (Baton p50, median of runs): ");
+        List<Double> base = p50s.get("baton " + key(scenarios[0]));
         if (base == null) {
             return "";
         }
@@ -232,7 +352,7 @@ public final class ClaimLatencyWorkload implements Workload {
         line.append(String.format(java.util.Locale.ROOT, "%.0f µs at %,d pending", small, scenarios[0][1]));
         boolean met = true;
         for (int i = 1; i < scenarios.length; i++) {
-            List<Double> v = p50s.get("baton " + (scenarios[i][0] + scenarios[i][1]));
+            List<Double> v = p50s.get("baton " + key(scenarios[i]));
             if (v == null) {
                 continue;
             }
@@ -241,13 +361,19 @@ public final class ClaimLatencyWorkload implements Workload {
             line.append(String.format(
                     java.util.Locale.ROOT,
                     "; %s: %.0f µs (%.2f×)",
-                    scenarios[i][0] == 0
-                            ? String.format("%,d pending", scenarios[i][1])
-                            : String.format("%,d pending + %,d done", scenarios[i][1], scenarios[i][0]),
+                    label(scenarios[i]),
                     dev.baton.bench.Stats.median(v),
                     growth));
         }
         p50s.clear();
+        List<Double> rates = purgeRates.get("baton");
+        if (rates != null) {
+            line.append(String.format(
+                    java.util.Locale.ROOT,
+                    "; the purge deleted a median %,.0f rows/s beside Baton's claims",
+                    dev.baton.bench.Stats.median(rates)));
+        }
+        purgeRates.clear();
         return line.append(String.format(
                         java.util.Locale.ROOT, "; target ≤ %.1f×: %s", GROWTH_TARGET, met ? "met" : "missed"))
                 .toString();

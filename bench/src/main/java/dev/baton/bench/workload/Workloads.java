@@ -45,6 +45,10 @@ public final class Workloads {
                 case "claim-latency-10m" ->
                     // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
+                case "retention" ->
+                    // issue 21, capability 6: the claim above 10 M completed rows, and while a batched purge runs
+                    out.add(dev.baton.bench.claim.ClaimLatencyWorkload.retention(60_000, 10_000_000, 5_000, 5_000));
+                case "outbox-purge" -> out.add(new dev.baton.bench.outbox.OutboxPurgeWorkload(5));
                 case "claim-latency" ->
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 5_000_000, 300));
                 case "outbox" -> out.add(new dev.baton.bench.outbox.OutboxWorkload(new int[] {1, 4}));
@@ -56,7 +60,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, drain, outbox, wakeup-latency, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
             }
         }
         return out;

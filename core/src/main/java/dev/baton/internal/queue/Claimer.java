@@ -90,14 +90,14 @@ public final class Claimer<S extends Enum<S>, R> {
         // failover, rows whose SENDING marks were lost go to reconciliation before any claim can take them
         SqlWork<List<Object[]>> work = c -> {
             shape.epochs.beforeClaim(c);
-            return statement.execute(c, bound);
+            return limited(c, batchSize, statement, bound);
         };
         SqlWork<List<Object[]>> again = c -> {
             shape.epochs.beforeClaim(c);
-            return readBackOrClaim(c, statement, bound, args.token());
+            return readBackOrClaim(c, batchSize, statement, bound, args.token());
         };
         List<Object[]> returned = shape.claimLock == null
-                ? shape.engine.batchUpdate(operation, work, again)
+                ? shape.engine.batchUpdate(operation, shape.rateLimiter != null, work, again)
                 : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
@@ -124,8 +124,8 @@ public final class Claimer<S extends Enum<S>, R> {
      * in the processing state are read back and returned (in the claim's order); only if there are none is the claim
      * run again.
      */
-    private List<Object[]> readBackOrClaim(Connection c, BatchUpdate statement, Object[] bound, long token)
-            throws SQLException {
+    private List<Object[]> readBackOrClaim(
+            Connection c, int batchSize, BatchUpdate statement, Object[] bound, long token) throws SQLException {
         String read = readBackSql;
         if (read == null) {
             List<String> order = shape.orderBy.subList(1, shape.orderBy.size()); // the state is one value here
@@ -151,7 +151,53 @@ public final class Claimer<S extends Enum<S>, R> {
                 }
             }
         }
-        return held.isEmpty() ? statement.execute(c, bound) : held;
+        if (held.isEmpty()) {
+            return limited(c, batchSize, statement, bound);
+        }
+        if (shape.rateLimiter != null) {
+            shape.rateLimiter.notCut(); // the lost attempt committed, its tokens with it
+        }
+        return held;
+    }
+
+    /**
+     * The claim of {@code batchSize} rows, within the queue's rate limit if it has one: in the claim's transaction,
+     * the bucket is locked, the claim takes at most its whole tokens, and the bucket is moved by the rows taken.
+     */
+    private List<Object[]> limited(Connection c, int batchSize, BatchUpdate statement, Object[] bound)
+            throws SQLException {
+        RateLimiter limiter = shape.rateLimiter;
+        if (limiter == null) {
+            return statement.execute(c, bound);
+        }
+        RateLimiter.Taken taken = limiter.take(c, batchSize);
+        List<Object[]> rows = taken.tokens() == 0
+                ? List.of()
+                : (taken.tokens() == batchSize ? statement : statement(taken.tokens())).execute(c, bound);
+        limiter.spend(c, taken, rows.size(), batchSize);
+        return rows;
+    }
+
+    /**
+     * How long the rate limit asks the next claim on this thread to wait, in nanos: the time until the tokens of a
+     * batch are back, after a claim the limit cut; 0 when there is no limit or it did not cut the last claim.
+     */
+    public long rateLimitWaitNanos() {
+        return shape.rateLimiter == null ? 0 : shape.rateLimiter.waitNanos();
+    }
+
+    /** The SQL of a claim of {@code batchSize} rows: the rate limit's read, the claim, its insert and its spend. */
+    public List<String> sql(int batchSize) {
+        List<String> claim = statement(batchSize).sql();
+        if (shape.rateLimiter == null) {
+            return claim;
+        }
+        List<String> rate = shape.rateLimiter.sql();
+        List<String> all = new ArrayList<>();
+        all.add(rate.get(0));
+        all.addAll(claim);
+        all.addAll(rate.subList(1, rate.size()));
+        return List.copyOf(all);
     }
 
     /** The cached claim statement of {@code batchSize} rows. */

@@ -2,9 +2,12 @@ package dev.baton.internal.queue;
 
 import dev.baton.EpochChange;
 import dev.baton.internal.Engine;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -45,6 +48,14 @@ final class EpochWatch<S extends Enum<S>> {
     private volatile boolean unreadable;
     /** The epoch the last claim saw; null before the first claim, or when the database reports none. */
     private volatile String current;
+    /**
+     * The epoch a move to the unknown state is under way for, and the rows it found without their mark so far; guarded
+     * by {@code this}. Kept across the claim's retries: a move whose reply was lost may have committed, and its retry
+     * then finds those rows unknown already, so only the union of what each attempt found counts them all.
+     */
+    private String moving;
+
+    private Set<Object> found = new LinkedHashSet<>();
 
     EpochWatch(QueueShape<S> shape) {
         this.shape = shape;
@@ -117,10 +128,17 @@ final class EpochWatch<S extends Enum<S>> {
                 }
                 dropped = untracked;
             }
-            long moved = moveToUnknown(c, new ArrayList<>(ids));
+            if (!now.equals(moving)) {
+                moving = now;
+                found = new LinkedHashSet<>();
+            }
+            moveToUnknown(c, new ArrayList<>(ids), found);
             if (!c.getAutoCommit()) {
                 c.commit(); // the claim's transaction goes on in a new one
             }
+            long moved = found.size();
+            moving = null;
+            found = new LinkedHashSet<>();
             synchronized (marks) {
                 // marks made since were made on the new writer (or refused): only those up to here were in doubt
                 while (last != null && !marks.isEmpty() && marks.peekFirst().nanos() - last.nanos() <= 0) {
@@ -166,23 +184,34 @@ final class EpochWatch<S extends Enum<S>> {
 
     /**
      * Claimable or processing rows among {@code ids} → unknown, token cleared, quarantined as an expired send is (its
-     * sender may still be about to call). Rows the new writer has sending, completed or dead are left alone.
+     * sender may still be about to call). Rows the new writer has sending, completed or dead are left alone. Each chunk
+     * first reads which of its rows are claimable or processing into {@code found}, then moves them with the same
+     * guard: the count is right even when a reply is lost, because a retry adds what it finds to what the lost attempt
+     * found, and the guard moves nothing twice.
      */
-    private long moveToUnknown(Connection c, List<Object> ids) throws SQLException {
+    private void moveToUnknown(Connection c, List<Object> ids, Set<Object> found) throws SQLException {
         QueueShape<S> s = shape;
         SqlFragment from = s.in(List.of(s.claimable, s.processing));
-        long moved = 0;
         for (int i = 0; i < ids.size(); i += CHUNK) {
             List<Object> chunk = ids.subList(i, Math.min(ids.size(), i + CHUNK));
+            String in =
+                    s.qId + " IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND " + from.sql();
+            List<Object> where = new ArrayList<>(chunk);
+            where.addAll(from.binds());
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + s.qId + " FROM " + s.qTable + " WHERE " + in)) {
+                Rows.bind(ps, 1, where);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(rs.getObject(1));
+                    }
+                }
+            }
             String sql = "UPDATE " + s.qTable + " SET " + s.qState + " = ?, " + s.qLease + " = "
-                    + s.nowPlus(Sweeps.quarantine(s)) + ", " + s.qToken + " = NULL WHERE " + s.qId + " IN ("
-                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND " + from.sql();
+                    + s.nowPlus(Sweeps.quarantine(s)) + ", " + s.qToken + " = NULL WHERE " + in;
             List<Object> binds = new ArrayList<>();
             binds.add(s.machine.code(s.unknown));
-            binds.addAll(chunk);
-            binds.addAll(from.binds());
-            moved += Engine.update(c, sql, binds);
+            binds.addAll(where);
+            Engine.update(c, sql, binds);
         }
-        return moved;
     }
 }

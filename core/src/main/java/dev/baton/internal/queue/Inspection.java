@@ -2,14 +2,17 @@ package dev.baton.internal.queue;
 
 import dev.baton.Condition;
 import dev.baton.QueueHealth;
+import dev.baton.RateLimit;
 import dev.baton.SchemaMismatchException;
 import dev.baton.SendDurability;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.TableDdl;
 import dev.baton.internal.UsedColumns;
+import dev.baton.internal.tables.OwnTableSql;
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.PreparedStatement;
@@ -253,6 +256,13 @@ public final class Inspection<S extends Enum<S>> {
                 // the precondition must be able to hold, or no send ever starts
                 durabilityProblem(d.diagnostics().failoverStandbys(c))
                         .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
+            }
+            check.requireWriter();
+            RateLimit limit = shape.def.shaping().rateLimit();
+            if (limit != null && !new SchemaCheck(c, d, limit.table()).tableFound()) {
+                check.problemFixedBy(
+                        "queue '" + shape.name + "': its rate limit's table " + limit.table() + " does not exist",
+                        OwnTableSql.ddl(d, OwnTable.RATE_LIMITS, limit.table()));
             }
             check.throwIfProblems();
             return null;

@@ -1,6 +1,7 @@
 package dev.baton.internal.queue;
 
 import dev.baton.Condition;
+import dev.baton.RateLimit;
 import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
 import dev.baton.StateMachine;
@@ -51,11 +52,13 @@ public record QueueDefinition<S extends Enum<S>>(
 
     /**
      * How claims shape what they take: a per-key limit ({@code keyLimitColumn} null for none), round-robin across the
-     * values of {@code groupColumn} (null for none), and a priority column, higher first (null for none).
+     * values of {@code groupColumn} (null for none), a priority column, higher first (null for none), and a rate limit
+     * (null for none).
      */
-    public record Shaping(String keyLimitColumn, int keyLimit, String groupColumn, String priorityColumn) {
+    public record Shaping(
+            String keyLimitColumn, int keyLimit, String groupColumn, String priorityColumn, RateLimit rateLimit) {
         /** No shaping: today's claim. */
-        public static final Shaping NONE = new Shaping(null, 0, null, null);
+        public static final Shaping NONE = new Shaping(null, 0, null, null, null);
 
         /** True when a claim ranks candidates before it picks (a per-key limit or fairness). */
         public boolean ranked() {

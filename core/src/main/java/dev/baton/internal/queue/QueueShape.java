@@ -98,6 +98,8 @@ public final class QueueShape<S extends Enum<S>> {
     public final List<String> rankedOrderBy;
     /** The lock that serialises the claims of a queue with a per-key limit, or null. */
     public final ExclusiveLock claimLock;
+    /** The token bucket of a rate-limited queue, or null. */
+    final RateLimiter rateLimiter;
     /** What a claim returns: id, attempts, then the selected columns. */
     public final List<String> returning;
     /** The same read before the update, where derivable (else empty). */
@@ -223,6 +225,7 @@ public final class QueueShape<S extends Enum<S>> {
         } else {
             this.claimLock = null;
         }
+        this.rateLimiter = shaping.rateLimit() == null ? null : new RateLimiter(d, name, shaping.rateLimit());
         List<String> ret = new ArrayList<>();
         ret.add(qId);
         ret.add(qAttempts);

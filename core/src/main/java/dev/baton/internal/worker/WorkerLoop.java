@@ -52,6 +52,12 @@ public final class WorkerLoop<S extends Enum<S>> {
 
         /** Records the thread running the row's handler, or null when it finished. */
         void handlerThread(ClaimedRow<S> row, Thread thread);
+
+        /**
+         * How long the queue's rate limit asks this thread's next claim to wait, in nanos, after a claim it cut (its
+         * batch's tokens are back then); 0 when it did not cut the last claim on this thread.
+         */
+        long rateLimitWaitNanos();
     }
 
     /**
@@ -220,6 +226,7 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     private void loop(Poller p) {
         long idle = pollMillis;
+        long tokensAt = 0; // after a claim the rate limit cut: when its batch's tokens are back (nanoTime), else 0
         while (!stopped) {
             try {
                 flush(p);
@@ -238,8 +245,18 @@ public final class WorkerLoop<S extends Enum<S>> {
                     awaitFinished(p, 50);
                     continue;
                 }
+                if (tokensAt != 0) {
+                    // not before the tokens are back: a claim now would only queue on the bucket's row lock for none
+                    long left = TimeUnit.NANOSECONDS.toMillis(tokensAt - System.nanoTime());
+                    if (left > 0) {
+                        awaitFinished(p, left);
+                        continue;
+                    }
+                    tokensAt = 0;
+                }
                 int want = batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
+                long rateWait = signals.rateLimitWaitNanos();
                 failedPolls.set(0);
                 Long now = System.nanoTime(); // boxed once for the batch, not once per row
                 for (ClaimedRow<S> row : rows) {
@@ -252,6 +269,9 @@ public final class WorkerLoop<S extends Enum<S>> {
                     if (pollers.size() > 1) {
                         wake(); // more may wait: another poller claims too, at once
                     }
+                } else if (rateWait > 0) {
+                    idle = pollMillis;
+                    tokensAt = System.nanoTime() + rateWait;
                 } else if (rows.isEmpty() && p.held.get() == 0) {
                     awaitFinished(p, idle);
                     idle = Math.min(idle * 2, maxIdleMillis);

@@ -3,12 +3,13 @@ package dev.baton.examples.docs;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.Outcome;
+import dev.baton.RateLimit;
 import dev.baton.Worker;
 import dev.baton.examples.payment.SyncStatus;
 
 /**
- * Snippets of the guide's sections on shaped claims (issue 21): a per-key limit, fairness across tenants and
- * priorities. Compiled here so that they cannot rot (see {@link DocsGenerator}).
+ * Snippets of the guide's sections on shaped claims (issue 21): a per-key limit, fairness across tenants,
+ * priorities and a rate limit. Compiled here so that they cannot rot (see {@link DocsGenerator}).
  */
 final class ClaimShapeSnippets {
     private ClaimShapeSnippets() {}
@@ -49,6 +50,31 @@ final class ClaimShapeSnippets {
         queue.verify(); // refuses the table until an index serves the claim order
         // end::priority[]
         return index.isEmpty() ? null : queue;
+    }
+
+    static ClaimQueue<SyncStatus> rateLimited(Baton baton) {
+        // tag::rate-limit[]
+        baton.ownTables().createRateLimitsTable(RateLimit.DEFAULT_TABLE); // or Flyway: V9__baton_rate_limits.sql
+        ClaimQueue<SyncStatus> queue = baton.<SyncStatus>queue("partner-sync")
+                .table("orders")
+                .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)
+                .deadState(SyncStatus.FAILED)
+                .rateLimit(50, 10) // at most 50 rows a second across all processes, bursts of up to 10
+                .build();
+        queue.verify(); // refuses the queue while its rate-limit table is missing
+        // end::rate-limit[]
+        return queue;
+    }
+
+    static Worker rateLimitedWorker(Baton baton, ClaimQueue<SyncStatus> queue) {
+        // tag::rate-limited-worker[]
+        Worker worker = baton.worker(queue) // a queue with rateLimit(50, 10)
+                .batchSize(10) // a poller the limit cut waits until 10 tokens are back (200 ms), not its poll interval
+                .concurrency(4)
+                .handle(row -> Outcome.complete(SyncStatus.COMPLETED))
+                .start();
+        // end::rate-limited-worker[]
+        return worker;
     }
 
     static Worker shapedWorker(Baton baton, ClaimQueue<SyncStatus> queue) {

@@ -65,17 +65,20 @@ public record BatonProperties(
      * @param outbox outbox tables
      * @param inbox inbox tables
      * @param idempotencyKeys idempotency-key tables
+     * @param rateLimits rate-limit tables (the buckets of queues with a rate limit, ClaimQueueBuilder.rateLimit)
      */
     public record OwnTables(
             @DefaultValue("false") boolean create,
             List<String> outbox,
             List<String> inbox,
-            List<String> idempotencyKeys) {
+            List<String> idempotencyKeys,
+            List<String> rateLimits) {
         /** Binds the settings; missing lists are empty. */
         public OwnTables {
             outbox = outbox == null ? List.of() : List.copyOf(outbox);
             inbox = inbox == null ? List.of() : List.copyOf(inbox);
             idempotencyKeys = idempotencyKeys == null ? List.of() : List.copyOf(idempotencyKeys);
+            rateLimits = rateLimits == null ? List.of() : List.copyOf(rateLimits);
         }
     }
 

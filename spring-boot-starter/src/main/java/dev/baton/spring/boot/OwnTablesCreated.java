@@ -39,6 +39,11 @@ public record OwnTablesCreated(List<String> created) {
                 created.add(t);
             }
         }
+        for (String t : tables.rateLimits()) {
+            if (own.createRateLimitsTable(t)) {
+                created.add(t);
+            }
+        }
         if (!created.isEmpty()) {
             LOG.info("Baton created its own tables {}", created);
         }

@@ -16,6 +16,7 @@ import dev.baton.spring.boot.actuate.BatonHealthIndicator;
 import dev.baton.spring.boot.actuate.QueueAdminReport;
 import dev.baton.testservers.DatabaseKind;
 import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestDatabases;
 import dev.baton.testservers.TestServer;
 import java.util.List;
 import java.util.Map;
@@ -38,16 +39,22 @@ class BatonAutoConfigurationTest {
     @Test
     void theBatonBeanIsBuiltOverTheApplicationsDataSourceAndCreatesItsOwnTables() {
         TestDatabase db = server.get();
+        String rateLimits = TestDatabases.uniqueName("rate_limits");
         try (Orders orders = new Orders(db);
-                ConfigurableApplicationContext ctx = TestApp.start(db, orders, List.of())) {
+                ConfigurableApplicationContext ctx =
+                        TestApp.start(db, orders, List.of(), "baton.own-tables.rate-limits=" + rateLimits)) {
             Baton baton = ctx.getBean(Baton.class);
             assertEquals(
                     db.kind() == DatabaseKind.POSTGRES ? "PostgresDialect" : "MySqlDialect",
                     baton.dialect().getClass().getSimpleName());
             assertEquals(
-                    List.of(orders.outbox), ctx.getBean(OwnTablesCreated.class).created());
+                    List.of(orders.outbox, rateLimits),
+                    ctx.getBean(OwnTablesCreated.class).created());
             assertEquals(0, orders.count(orders.outbox, "1 = 1"));
+            assertEquals(0, orders.count(rateLimits, "1 = 1"));
             assertFalse(ctx.containsBean("batonTracing"), "no OpenTelemetry bean: no tracing");
+        } finally {
+            db.dropTableIfExists(rateLimits);
         }
     }
 

@@ -40,6 +40,7 @@ class ConfigurationMetadataTest {
                 "baton.own-tables.outbox",
                 "baton.own-tables.inbox",
                 "baton.own-tables.idempotency-keys",
+                "baton.own-tables.rate-limits",
                 "baton.workers.enabled",
                 "baton.health.max-backlog-age",
                 "baton.health.max-unknown",
