@@ -117,6 +117,11 @@ final class GaleraDurability {
         return s.galera() ? Optional.of(PREFIX + s.clusterStateUuid()) : Optional.empty();
     }
 
+    /** Whether {@code position} is a Galera commit position ({@link #commitPosition}). */
+    static boolean isPosition(String position) {
+        return position.startsWith(PREFIX);
+    }
+
     /** The other nodes holding what was committed at {@code position} (0 unless it is a Galera position). */
     static int nodesHolding(Connection c, String position) throws SQLException {
         if (!position.startsWith(PREFIX)) {

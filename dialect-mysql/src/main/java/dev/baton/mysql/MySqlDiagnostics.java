@@ -60,24 +60,6 @@ final class MySqlDiagnostics implements Diagnostics {
         return problems;
     }
 
-    /** On a Galera node, the cluster's state UUID: see {@link GaleraDurability}. Elsewhere empty. */
-    @Override
-    public Optional<String> commitPosition(Connection connection) throws SQLException {
-        return GaleraDurability.commitPosition(connection);
-    }
-
-    /** On a synced Galera node of a primary component, its other members: see {@link GaleraDurability}. */
-    @Override
-    public int standbysFlushedTo(Connection connection, String position) throws SQLException {
-        return GaleraDurability.nodesHolding(connection, position);
-    }
-
-    /** On a Galera node, the other members that hold its commits: see {@link GaleraDurability}. Elsewhere empty. */
-    @Override
-    public OptionalInt failoverStandbys(Connection connection) throws SQLException {
-        return GaleraDurability.failoverNodes(connection);
-    }
-
     /** The problems of a session with binary logging {@code logBin} in {@code format}. */
     static List<String> binlogProblems(boolean logBin, String format) {
         if (logBin && "STATEMENT".equalsIgnoreCase(format)) {
@@ -170,6 +152,160 @@ final class MySqlDiagnostics implements Diagnostics {
                 ResultSet rs = s.executeQuery("SELECT @@GLOBAL.read_only")) {
             return rs.next() && rs.getBoolean(1);
         }
+    }
+
+    /** The writer's epoch on MySQL: a read-only server has none; else its {@code server_id}. */
+    static final String EPOCH_SQL = "SELECT @@GLOBAL.read_only, @@GLOBAL.server_id";
+    /** On MariaDB also whether Galera replication is on, whose epoch is the cluster's state UUID instead. */
+    static final String MARIADB_EPOCH_SQL = "SELECT @@GLOBAL.read_only, @@GLOBAL.server_id, @@GLOBAL.wsrep_on";
+    /** Error 1193, unknown system variable: a MariaDB built without Galera has no {@code wsrep_on}. */
+    private static final int UNKNOWN_SYSTEM_VARIABLE = 1193;
+
+    /**
+     * The writer's {@code server_id}, or, on a MariaDB Galera node ({@code wsrep_on}), the cluster's state UUID
+     * ({@link #galeraEpoch}); empty on a read-only server (a replica has no writer epoch: a claim there fails anyway).
+     *
+     * <p>A failover of a primary and replicas makes another server the writer, and replication requires each server
+     * to have its own {@code server_id} (a replica ignores events of its own id), so the id changes with every
+     * promotion. One round trip per claim batch of a queue with a non-idempotent sink; any user may read it. What it
+     * does not see: a failback to the first writer (ids 1, 2, 1) between two claims of this process looks like no
+     * change; a failover manager that moves the writer back while a worker claims nothing is rare, and a worker
+     * claims every poll interval.
+     */
+    @Override
+    public Optional<String> epoch(Connection connection) throws SQLException {
+        boolean mariaDb = isMariaDb(connection);
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(mariaDb ? MARIADB_EPOCH_SQL : EPOCH_SQL)) {
+            if (!rs.next() || rs.getBoolean(1)) {
+                return Optional.empty();
+            }
+            if (mariaDb && rs.getBoolean(3)) {
+                return galeraEpoch(connection);
+            }
+            return Optional.of("server_id " + rs.getLong(2));
+        } catch (SQLException e) {
+            if (mariaDb && e.getErrorCode() == UNKNOWN_SYSTEM_VARIABLE) {
+                return serverIdEpoch(connection);
+            }
+            throw e;
+        }
+    }
+
+    private static Optional<String> serverIdEpoch(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(EPOCH_SQL)) {
+            return !rs.next() || rs.getBoolean(1) ? Optional.empty() : Optional.of("server_id " + rs.getLong(2));
+        }
+    }
+
+    /**
+     * A Galera node's epoch: {@code wsrep_cluster_state_uuid}, which stays the same while nodes leave and join (a
+     * commit is replicated to every node of the primary component before it returns, so moving the writer to another
+     * node loses nothing, and a node switch is not reported as a failover, as distinct {@code server_id}s would be).
+     * It changes when a new cluster history starts; a cluster bootstrapped again from a node's saved state keeps it,
+     * even from a node that was behind, and that case is not seen. Empty when the node has no UUID (not in a
+     * primary component).
+     */
+    static Optional<String> galeraEpoch(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'wsrep_cluster_state_uuid'")) {
+            String uuid = rs.next() ? rs.getString(2) : null;
+            return uuid == null || uuid.isBlank() ? Optional.empty() : Optional.of("galera " + uuid);
+        }
+    }
+
+    private static boolean isMariaDb(Connection connection) throws SQLException {
+        java.sql.DatabaseMetaData meta = connection.getMetaData(); // the driver's, no round trip
+        return String.valueOf(meta.getDatabaseProductName()).contains("MariaDB")
+                || String.valueOf(meta.getDatabaseProductVersion()).contains("MariaDB");
+    }
+
+    /**
+     * On a Galera node, the cluster's state UUID ({@link GaleraDurability}). Else, on MariaDB, the GTID of this
+     * session's last commit ({@code @@SESSION.last_gtid}), for {@link #standbysFlushedTo}; empty without a binary log
+     * (nothing replicates) and on MySQL, whose replication progress Baton does not read.
+     */
+    @Override
+    public Optional<String> commitPosition(Connection connection) throws SQLException {
+        if (!isMariaDb(connection)) {
+            return Optional.empty();
+        }
+        Optional<String> galera = GaleraDurability.commitPosition(connection);
+        if (galera.isPresent()) {
+            return galera;
+        }
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT @@SESSION.last_gtid")) {
+            String gtid = rs.next() ? rs.getString(1) : null;
+            return gtid == null || gtid.isBlank() ? Optional.empty() : Optional.of(gtid);
+        }
+    }
+
+    /**
+     * MariaDB's built-in semi-synchronous replication: 1 when the primary's {@code Rpl_semi_sync_master_status} is
+     * ON, asked after the commit of {@code position} returned, else 0. MariaDB reports no per-replica position, so the
+     * argument is about the switch, not the position:
+     *
+     * <ul>
+     *   <li>While the status is ON, a commit returns only once a semi-synchronous replica has acknowledged receiving
+     *       its events ({@code rpl_semi_sync_master_wait_point=AFTER_SYNC}: the primary waits after writing its binary
+     *       log and before committing in the engine, so no other session sees the row first either).
+     *   <li>A commit that waits {@code rpl_semi_sync_master_timeout} without an answer returns anyway, and the primary
+     *       switches the status OFF (asynchronous replication). It switches it back ON only once a replica
+     *       acknowledges a position at or past the largest the primary had written to its binary log, which the
+     *       primary keeps counting while switched off: at or past this commit.
+     * </ul>
+     *
+     * <p>So ON, read after this commit returned, means a replica received it (written to its relay log, which a
+     * promotion applies before the replica takes writes): it survives the loss of the primary. It may still be lost
+     * with the replica's machine (the relay log is synced every {@code sync_relay_log} events), and a commit whose
+     * waiting session was killed ({@code KILL QUERY}) returns unacknowledged while the status stays ON. An
+     * asynchronous replica never counts: its progress is not reported to the primary. Any user may ask.
+     */
+    @Override
+    public int standbysFlushedTo(Connection connection, String position) throws SQLException {
+        if (GaleraDurability.isPosition(position)) {
+            return GaleraDurability.nodesHolding(connection, position);
+        }
+        return isMariaDb(connection) && semiSync(connection)[0] == 1 ? 1 : 0;
+    }
+
+    /**
+     * On a Galera node, the other members that hold its commits ({@link GaleraDurability}). Else, on MariaDB, the
+     * semi-synchronous replicas connected ({@code Rpl_semi_sync_master_clients}) while the status is ON, else 0
+     * (asynchronous replicas cannot be promoted without loss as far as the primary knows); empty on MySQL.
+     */
+    @Override
+    public java.util.OptionalInt failoverStandbys(Connection connection) throws SQLException {
+        if (!isMariaDb(connection)) {
+            return java.util.OptionalInt.empty();
+        }
+        java.util.OptionalInt galera = GaleraDurability.failoverNodes(connection);
+        if (galera.isPresent()) {
+            return galera;
+        }
+        int[] semiSync = semiSync(connection);
+        return java.util.OptionalInt.of(semiSync[0] == 1 ? semiSync[1] : 0);
+    }
+
+    /** {@code Rpl_semi_sync_master_status} (1 when ON) and {@code Rpl_semi_sync_master_clients}. */
+    private static int[] semiSync(Connection connection) throws SQLException {
+        int[] out = new int[2];
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN"
+                        + " ('Rpl_semi_sync_master_status', 'Rpl_semi_sync_master_clients')")) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                String value = String.valueOf(rs.getString(2));
+                if (name.equalsIgnoreCase("Rpl_semi_sync_master_status")) {
+                    out[0] = value.equalsIgnoreCase("ON") ? 1 : 0;
+                } else {
+                    out[1] = Integer.parseInt(value.trim());
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * runs; listeners hear {@link dev.baton.BatonListener#onEpochChange}. Claims of other threads wait for the move.
  * Thread-safe.
  *
- * <p>The move runs on the claim's connection: every dialect that reports an epoch (PostgreSQL) claims in autocommit
- * mode, so it commits by itself, before the claim.
+ * <p>The move runs on the claim's connection and is committed before the claim: in autocommit mode (PostgreSQL) by
+ * itself, in the claim's transaction (MySQL and MariaDB, whose claim is several statements) by a commit of its own, so
+ * that a claim that then fails and rolls back does not undo it while this watch already holds the new epoch.
  */
 final class EpochWatch<S extends Enum<S>> {
     private static final Logger log = LoggerFactory.getLogger(EpochWatch.class);
@@ -132,6 +133,9 @@ final class EpochWatch<S extends Enum<S>> {
                 found = new LinkedHashSet<>();
             }
             moveToUnknown(c, new ArrayList<>(ids), found);
+            if (!c.getAutoCommit()) {
+                c.commit(); // the claim's transaction goes on in a new one
+            }
             long moved = found.size();
             moving = null;
             found = new LinkedHashSet<>();
