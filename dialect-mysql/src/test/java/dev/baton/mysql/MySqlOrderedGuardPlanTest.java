@@ -40,9 +40,11 @@ class MySqlOrderedGuardPlanTest {
             baton.ownTables().createOutboxTable(table);
             try (Connection c = pool.getConnection();
                     Statement st = c.createStatement()) {
-                st.execute("INSERT INTO " + table + " (topic, msg_key, payload, status, attempts, created_at) SELECT 't',"
-                        + " CONCAT('k', seq % 16), 'x', 2, 1, UTC_TIMESTAMP(6) FROM seq_1_to_20000");
-                st.execute("INSERT INTO " + table + " (topic, msg_key, payload, status, created_at) SELECT 't', CONCAT('k', seq %"
+                st.execute(
+                        "INSERT INTO " + table + " (topic, msg_key, payload, status, attempts, created_at) SELECT 't',"
+                                + " CONCAT('k', seq % 16), 'x', 2, 1, UTC_TIMESTAMP(6) FROM seq_1_to_20000");
+                st.execute("INSERT INTO " + table
+                        + " (topic, msg_key, payload, status, created_at) SELECT 't', CONCAT('k', seq %"
                         + " 16), 'x', 0, UTC_TIMESTAMP(6) FROM seq_1_to_200");
                 st.execute("ANALYZE TABLE " + table);
             }
