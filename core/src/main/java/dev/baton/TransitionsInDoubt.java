@@ -34,7 +34,7 @@ public record TransitionsInDoubt(
     public static final int MAX_TRACKED = 200_000;
 
     /** The most ids {@link #lostIds} carries. */
-    public static final int MAX_IDS = 1_000;
+    public static final int MAX_IDS = 10_000;
 
     /** Copies {@code lostIds}. */
     public TransitionsInDoubt {
