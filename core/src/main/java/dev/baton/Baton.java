@@ -338,8 +338,8 @@ public final class Baton {
          * <p>Cost: one epoch read per second on a pooled connection (a round trip, {@code pg_walfile_name(
          * pg_current_wal_insert_lsn())} on PostgreSQL); about 60 bytes of heap per transition kept (estimated), at most {@link
          * TransitionsInDoubt#MAX_TRACKED} per table (the oldest go first, counted as untracked); on an epoch change,
-         * one {@code SELECT} per 500 kept rows. Where the database reports no epoch (MySQL, MariaDB, SQL Server today)
-         * the thread ends after its first read and nothing is kept.
+         * one {@code SELECT} per 500 kept rows. Where the database reports no epoch ({@code Diagnostics.epoch} empty)
+         * the thread ends after its first three reads and nothing is kept.
          *
          * <p>What it cannot see: transitions of another process, or of a process that ended with the old writer (the
          * record is in this instance's memory); transitions applied with {@link Transition#apply(java.sql.Connection)}

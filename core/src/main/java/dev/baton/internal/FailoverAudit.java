@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * the recorded rows up on the new writer: a row back in a source state of its transition lost that transition with the
  * old writer. Listeners hear {@link dev.baton.BatonListener#onTransitionsInDoubt}. Thread-safe.
  *
- * <p>The thread starts with the instance and ends at once when the database reports no epoch, when the epoch cannot
+ * <p>The thread starts with the instance and ends when its first three reads find no epoch, when the epoch cannot
  * be read for another reason than a transient failure, or when the instance is no longer reachable (it holds the audit
  * weakly).
  */
@@ -32,6 +32,8 @@ public final class FailoverAudit {
     private static final Logger log = LoggerFactory.getLogger(FailoverAudit.class);
     private static final long TICK_MILLIS = 1_000;
     private static final int CHUNK = 500;
+    /** Empty epoch reads, before any epoch was seen, after which the thread ends. */
+    private static final int EMPTY_READS_TO_STOP = 3;
 
     /** One transition's sources and target, shared by every record of it. */
     private record Move<S extends Enum<S>>(List<S> sources, S target) {}
@@ -61,6 +63,8 @@ public final class FailoverAudit {
     private volatile boolean on = true;
     /** The epoch last seen; null before the first read. Written by the audit thread only. */
     private volatile String current;
+    /** Empty reads before the first epoch; the audit thread's only. */
+    private int emptyReads;
 
     FailoverAudit(Engine engine, Duration window) {
         this.engine = engine;
@@ -157,12 +161,17 @@ public final class FailoverAudit {
             return false;
         }
         if (read.isEmpty()) {
-            on = false;
-            tables.clear();
-            log.info(
-                    "failover audit: the database reports no epoch ({}); the audit is off",
-                    engine.dialect().getClass().getSimpleName());
-            return false;
+            // a dialect without epochs answers empty for good; one that has them may answer empty for a while (a
+            // read-only server during a failover): only the first reads decide, and an empty read later is skipped
+            if (current == null && ++emptyReads >= EMPTY_READS_TO_STOP) {
+                on = false;
+                tables.clear();
+                log.info(
+                        "failover audit: the database reports no epoch ({}); the audit is off",
+                        engine.dialect().getClass().getSimpleName());
+                return false;
+            }
+            return true;
         }
         String now = read.get();
         String before = current;

@@ -148,7 +148,7 @@ class PostgresFailoverAuditTest {
         while (!started(before).isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertEquals(Set.of(), started(before), "no epoch: the thread ended after its first read");
+        assertEquals(Set.of(), started(before), "no epoch: the thread ended after its first reads");
         assertThrows(ConfigurationException.class, () -> Baton.builder(db.dataSource())
                 .failoverAudit(Duration.ofMillis(999)));
         assertThrows(ConfigurationException.class, () -> Baton.builder(db.dataSource())
