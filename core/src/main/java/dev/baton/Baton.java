@@ -222,6 +222,7 @@ public final class Baton {
         private boolean crossProcessWakeups;
         private String wakeupChannel = Wakeups.DEFAULT_CHANNEL;
         private DataSource reader;
+        private java.time.Duration failoverAudit;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -323,6 +324,43 @@ public final class Baton {
         }
 
         /**
+         * Audits this instance's transitions across failovers (issue 24): every transition it applies and acknowledges
+         * ({@link Transition#apply()}, {@link Outbox#transitionAndEnqueue}, in autocommit mode, in {@link
+         * Baton#inTransaction}, or in a host transaction it joins, there once the host's transaction committed) is
+         * kept for {@code window}; a daemon thread ({@code baton-failover-audit}) reads the writer's epoch ({@link
+         * dev.baton.spi.Diagnostics#epoch}; PostgreSQL: its timeline) about once a second. When the epoch changes (a
+         * failover), the kept rows are looked up on the new writer: those back in a source state of their transition
+         * lost it with the old writer, whose acknowledgement said otherwise. Listeners hear {@link
+         * BatonListener#onTransitionsInDoubt} once per table (with the ids, at most {@link
+         * TransitionsInDoubt#MAX_IDS}); {@code baton-micrometer} counts {@code baton.transitions.in.doubt}. Default:
+         * off (nothing kept, no thread).
+         *
+         * <p>Cost: one epoch read per second on a pooled connection (a round trip, {@code pg_walfile_name(
+         * pg_current_wal_insert_lsn())} on PostgreSQL); about 60 bytes of heap per transition kept (estimated), at most {@link
+         * TransitionsInDoubt#MAX_TRACKED} per table (the oldest go first, counted as untracked); on an epoch change,
+         * one {@code SELECT} per 500 kept rows. Where the database reports no epoch ({@code Diagnostics.epoch} empty)
+         * the thread ends after its first three reads and nothing is kept.
+         *
+         * <p>What it cannot see: transitions of another process, or of a process that ended with the old writer (the
+         * record is in this instance's memory); transitions applied with {@link Transition#apply(java.sql.Connection)}
+         * on a caller's connection (Baton does not see that transaction commit); a transition older than the window
+         * when the change is seen. A row another process moved back to a source state after the transition is
+         * reported too. Set the window above the replication lag a failover may lose plus the time to notice it.
+         *
+         * @param window how long an applied transition is kept, 1 s to 1 h (e.g. 60 s)
+         * @throws ConfigurationException if the window is outside 1 s to 1 h
+         */
+        public Builder failoverAudit(java.time.Duration window) {
+            Objects.requireNonNull(window, "window");
+            if (window.compareTo(java.time.Duration.ofSeconds(1)) < 0
+                    || window.compareTo(java.time.Duration.ofHours(1)) > 0) {
+                throw new ConfigurationException("failoverAudit window must be 1 s to 1 h, was " + window);
+            }
+            this.failoverAudit = window;
+            return this;
+        }
+
+        /**
          * Builds the instance: unwraps the data source as the {@link HostTransactions} ask (e.g. Spring's
          * {@code TransactionAwareDataSourceProxy} to its target), then detects the dialect if none was set.
          *
@@ -343,7 +381,8 @@ public final class Baton {
                     receiptsTable,
                     crossProcessWakeups,
                     wakeupChannel,
-                    reader));
+                    reader,
+                    failoverAudit));
         }
     }
 }

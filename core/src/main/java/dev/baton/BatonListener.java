@@ -89,6 +89,13 @@ public interface BatonListener {
      */
     default void onEpochChange(EpochChange change) {}
 
+    /**
+     * The failover audit ({@link Baton.Builder#failoverAudit}) saw the writer's epoch change and looked up the
+     * transitions of one table that this instance applied within its window: {@link TransitionsInDoubt#lost()} of
+     * them were lost with the old writer. Called on the audit's thread, once per table and epoch change.
+     */
+    default void onTransitionsInDoubt(TransitionsInDoubt report) {}
+
     /** A worker loop caught an exception and carries on. */
     default void onWorkerError(String queue, Throwable error) {}
 

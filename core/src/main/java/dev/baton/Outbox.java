@@ -308,6 +308,7 @@ public final class Outbox {
                         operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
         if (result instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(transition.wokenQueues());
+            transition.audit();
             if (enqueued[0] >= 0) {
                 engine.wakeups().wakeAfterCommit(wokenQueues);
             }

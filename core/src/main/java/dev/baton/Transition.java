@@ -93,6 +93,7 @@ public final class Transition<S extends Enum<S>> {
                 () -> engine.autocommit(operation, this::executeAndNotify, c -> inDoubt(execute(c))));
         if (result instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(wokenQueues());
+            audit();
         }
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(table.table(), result));
@@ -147,6 +148,15 @@ public final class Transition<S extends Enum<S>> {
             table.engine().wakeups().notifyIn(c, wokenQueues());
         }
         return r;
+    }
+
+    /**
+     * Records this applied transition for the failover audit ({@link Baton.Builder#failoverAudit}), when it is on:
+     * at once, or after the host transaction it joined commits.
+     */
+    void audit() {
+        table.engine()
+                .applied(table.table(), table.idColumn(), table.stateColumn(), table.statements(), id, sources, target);
     }
 
     /** The queues built over this table whose rows this transition's target makes claimable. */

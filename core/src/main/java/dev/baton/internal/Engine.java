@@ -7,6 +7,7 @@ import dev.baton.DataAccessException;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.ReadOnlyTransactionException;
 import dev.baton.RetryPolicy;
+import dev.baton.internal.sql.TableStatements;
 import dev.baton.internal.tables.ReceiptStatements;
 import dev.baton.internal.wake.Wakeups;
 import dev.baton.spi.BatchUpdate;
@@ -71,6 +72,9 @@ public final class Engine {
     private final HostTransactions hosts;
     private final String receiptsTable;
     private final Wakeups wakeups;
+    /** The failover audit of applied transitions; null when off. */
+    private final @Nullable FailoverAudit audit;
+
     private final ReceiptStatements receipts;
     private final AtomicLong receiptsPurgedAt = new AtomicLong(System.nanoTime() - RECEIPT_PURGE_INTERVAL_NANOS);
     private volatile long receiptsProbedAt;
@@ -125,7 +129,41 @@ public final class Engine {
                 crossProcessWakeups,
                 wakeupChannel,
                 readerDataSource,
-                false);
+                null);
+    }
+
+    /**
+     * As the constructor above, with the failover audit of the transitions applied within {@code failoverAudit} (null:
+     * none); its thread starts here.
+     */
+    public Engine(
+            DataSource dataSource,
+            Dialect dialect,
+            RetryPolicy transientRetry,
+            List<BatonListener> listeners,
+            HostTransactions hosts,
+            List<BatonInterceptor> interceptors,
+            String receiptsTable,
+            boolean crossProcessWakeups,
+            String wakeupChannel,
+            @Nullable DataSource readerDataSource,
+            @Nullable Duration failoverAudit) {
+        this(
+                dataSource,
+                dialect,
+                transientRetry,
+                listeners,
+                hosts,
+                interceptors,
+                receiptsTable,
+                crossProcessWakeups,
+                wakeupChannel,
+                readerDataSource,
+                false,
+                failoverAudit);
+        if (audit != null) {
+            audit.start();
+        }
     }
 
     private Engine(
@@ -139,7 +177,8 @@ public final class Engine {
             boolean crossProcessWakeups,
             String wakeupChannel,
             @Nullable DataSource readerDataSource,
-            boolean readsOnly) {
+            boolean readsOnly,
+            @Nullable Duration failoverAudit) {
         // a reader engine only inspects: it wakes nobody and listens to nothing
         this.wakeups = new Wakeups(dataSource, dialect, hosts, crossProcessWakeups && !readsOnly, wakeupChannel);
         this.readsOnly = readsOnly;
@@ -156,7 +195,8 @@ public final class Engine {
                         false,
                         wakeupChannel,
                         null,
-                        true);
+                        true,
+                        null);
         this.receiptsTable = receiptsTable;
         this.receipts = new ReceiptStatements(dialect, receiptsTable);
         this.dataSource = dataSource;
@@ -165,6 +205,7 @@ public final class Engine {
         this.listeners = List.copyOf(listeners);
         this.hosts = hosts;
         this.interceptors = List.copyOf(interceptors);
+        this.audit = failoverAudit == null ? null : new FailoverAudit(this, failoverAudit);
     }
 
     /**
@@ -747,6 +788,30 @@ public final class Engine {
             } catch (RuntimeException e) {
                 log.warn("listener {} threw; ignored", l.getClass().getName(), e);
             }
+        }
+    }
+
+    /**
+     * A transition of {@code table} applied by this instance: recorded for the failover audit, when it is on, at once
+     * (it committed in autocommit mode) or after the host transaction it joined commits (never, if that rolls back).
+     */
+    public <S extends Enum<S>> void applied(
+            String table,
+            String idColumn,
+            String stateColumn,
+            TableStatements<S> statements,
+            Object id,
+            List<S> sources,
+            S target) {
+        FailoverAudit a = audit;
+        if (a == null) {
+            return;
+        }
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            host.afterCommit(() -> a.applied(table, idColumn, stateColumn, statements, id, sources, target));
+        } else {
+            a.applied(table, idColumn, stateColumn, statements, id, sources, target);
         }
     }
 

@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
+import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.LeaseResult;
 import dev.baton.SendDurability;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
+import dev.baton.TransitionsInDoubt;
 import dev.baton.testkit.compat.FailoverWorkerMain;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
@@ -34,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +59,7 @@ import org.junit.jupiter.api.Test;
  *   <li>no claim token seen twice; every row completed by a worker is completed under the token of the row's last
  *       send (a completion under an older token would be a stale write committed);
  *   <li>lost acknowledged transitions (a callback Baton reported applied, missing afterwards): none when lossless;
+ *       each one reported by the failover audit ({@link Baton.Builder#failoverAudit}), and nothing else;
  *   <li>contract item 3: a claim made on the lost primary (its token issued there) cannot mark or complete the row on
  *       the new primary after the row was claimed again (lease lost), its token is never issued again, and the row's
  *       send token does repeat: a fenced sink that saw the lost claim's send refuses the new claim's.
@@ -84,6 +88,7 @@ class PostgresFailoverProcessTest {
             assertEquals(0, f.doubleSends(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
             assertEquals(0, f.lostAcknowledgedTransitions(), f.toString());
+            assertEquals(0, f.transitionsInDoubtReported(), f.toString());
             assertEquals(0, f.callbacksAppliedTwice(), f.toString());
         }
     }
@@ -131,6 +136,15 @@ class PostgresFailoverProcessTest {
         assertEquals(f.timelineBefore() + 1, f.timelineAfter(), f.toString());
         assertEquals(JVMS, f.epochChanges(), "each worker JVM saw the failover once: " + f);
         assertTrue(f.callbacksAcknowledged() > 0, f.toString());
+        // the failover audit: every acknowledged callback lost with the old primary was reported by Baton, and only
+        // those
+        assertEquals(0, f.lostNotReported(), f.toString());
+        assertEquals(0, f.reportedNotLost(), f.toString());
+        assertEquals(f.transitionsInDoubtReported(), f.transitionIdsReported(), f.toString());
+        assertEquals(
+                f.lostAcknowledgedTransitions() + f.reportedThenReapplied(),
+                f.transitionsInDoubtReported(),
+                f.toString());
     }
 
     /** What one run measured. */
@@ -153,6 +167,12 @@ class PostgresFailoverProcessTest {
             int callbacksAppliedTwice,
             int callbacksFailed,
             int lostAcknowledgedTransitions,
+            int transitionsAudited,
+            long transitionsInDoubtReported,
+            int transitionIdsReported,
+            int lostNotReported,
+            int reportedNotLost,
+            int reportedThenReapplied,
             double killToPromotedSeconds,
             double killToFirstClaimSeconds,
             double sendsPerSecondBefore,
@@ -195,13 +215,23 @@ class PostgresFailoverProcessTest {
                                 String.valueOf(BATCH))
                         .start());
             }
-            Baton baton = Baton.builder(pool).build();
+            // the failover audit: the callbacks' transitions, looked up on the new primary after the timeline moved
+            List<TransitionsInDoubt> audits = new CopyOnWriteArrayList<>();
+            Baton baton = Baton.builder(pool)
+                    .failoverAudit(Duration.ofSeconds(60))
+                    .listener(new BatonListener() {
+                        @Override
+                        public void onTransitionsInDoubt(TransitionsInDoubt report) {
+                            audits.add(report);
+                        }
+                    })
+                    .build();
             // the held claims' queue: a lease long enough that their writes after the failover are not refused by the
             // local deadline (TooLate) but reach the new primary's fence
             ClaimQueue<Sync> queue = FailoverWorkerMain.queue(baton, jobs.name(), durability, Duration.ofSeconds(60));
             StateTable<Payment> payments = baton.table(callbacks.name()).state("payment_status", Payment.MACHINE);
             Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
-            AtomicInteger appliedTwice = new AtomicInteger();
+            Set<Long> appliedTwice = ConcurrentHashMap.newKeySet();
             AtomicInteger failed = new AtomicInteger();
             AtomicLong nextCallback = new AtomicLong(1);
             for (int t = 0; t < CALLBACK_THREADS; t++) {
@@ -224,7 +254,7 @@ class PostgresFailoverProcessTest {
                                     }
                                 }
                                 if (applied > 1) {
-                                    appliedTwice.incrementAndGet();
+                                    appliedTwice.add(id); // the first was lost: PENDING -> PAID applies once otherwise
                                 }
                                 pause(); // a gateway's pace, not a flood: the ids last the run
                             }
@@ -270,6 +300,11 @@ class PostgresFailoverProcessTest {
                 caller.join(30_000);
             }
             int timelineAfter = cluster.timeline();
+            await(
+                    "the failover audit's report of the callbacks",
+                    () -> audits.stream().anyMatch(r -> r.table().equals(callbacks.name())),
+                    15,
+                    audits::toString);
 
             // contract item 3: the lost claims' tokens cannot write on the new primary, where the rows were claimed
             // again (and completed) under other tokens
@@ -340,6 +375,27 @@ class PostgresFailoverProcessTest {
             Set<Long> paid = paid(db, callbacks.name());
             Set<Long> lostAcknowledged = new HashSet<>(acknowledged);
             lostAcknowledged.removeAll(paid);
+            long reportedLost = 0;
+            int audited = 0;
+            Set<Long> reported = new HashSet<>();
+            for (TransitionsInDoubt r : audits) {
+                if (r.table().equals(callbacks.name())) {
+                    System.out.println("FAILOVER AUDIT REPORT " + r.table() + " " + r.from() + " -> " + r.to()
+                            + " recorded " + r.recorded() + " lost " + r.lost() + " untracked " + r.untracked());
+                    reportedLost += r.lost();
+                    audited += r.recorded();
+                    r.lostIds().forEach(id -> reported.add(((Number) id).longValue()));
+                }
+            }
+            // every lost acknowledged callback reported; every reported one lost (still PENDING, or applied again by
+            // its second delivery on the new primary after the audit's look-up)
+            Set<Long> lostNotReported = new HashSet<>(lostAcknowledged);
+            lostNotReported.removeAll(reported);
+            Set<Long> reportedNotLost = new HashSet<>(reported);
+            reportedNotLost.removeAll(lostAcknowledged);
+            reportedNotLost.removeAll(appliedTwice);
+            Set<Long> reportedReapplied = new HashSet<>(reported);
+            reportedReapplied.retainAll(appliedTwice);
 
             int changes = 0;
             int notKnownDurable = 0;
@@ -378,9 +434,15 @@ class PostgresFailoverProcessTest {
                     heldSendTokenRepeated,
                     heldRefused,
                     acknowledged.size(),
-                    appliedTwice.get(),
+                    appliedTwice.size(),
                     failed.get(),
                     lostAcknowledged.size(),
+                    audited,
+                    reportedLost,
+                    reported.size(),
+                    lostNotReported.size(),
+                    reportedNotLost.size(),
+                    reportedReapplied.size(),
                     seconds(promoted - kill),
                     firstClaim == Long.MAX_VALUE ? -1 : (firstClaim - killWall) / 1000.0,
                     sendsPerSecond,

@@ -8,6 +8,7 @@ import dev.baton.OutboxMessage;
 import dev.baton.Outcome;
 import dev.baton.SendDurability;
 import dev.baton.TransitionResult;
+import dev.baton.TransitionsInDoubt;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -55,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@value #EPOCH_CHANGES} {queue}: failovers a claim noticed (the writer's epoch changed); {@value
  *       #SENDS_IN_DOUBT} {queue}: rows whose SENDING mark this process found lost with the old writer, moved to the
  *       unknown state for reconciliation;
+ *   <li>{@value #TRANSITIONS_IN_DOUBT} {table}: transitions this instance applied and acknowledged that its failover
+ *       audit ({@code Baton.Builder.failoverAudit}) found lost with the old writer after an epoch change;
  *   <li>{@value #WORKER_ERRORS} {queue}: errors a worker loop caught; {@value #TRANSIENT_RETRIES}: transient
  *       failures retried (no tag: the operation is free text);
  *   <li>{@value #HANDLER} (timer) {queue, outcome}: handler calls by what they returned ({@code complete},
@@ -105,6 +108,8 @@ public final class BatonMetrics implements BatonListener {
     public static final String EPOCH_CHANGES = "baton.epoch.changes";
     /** Sends found in doubt after a failover (their marks lost with the old writer). */
     public static final String SENDS_IN_DOUBT = "baton.sends.in.doubt";
+    /** Acknowledged transitions found lost with the old writer after a failover (the failover audit). */
+    public static final String TRANSITIONS_IN_DOUBT = "baton.transitions.in.doubt";
     /** Errors caught by worker loops. */
     public static final String WORKER_ERRORS = "baton.worker.errors";
     /** Transient failures retried. */
@@ -301,6 +306,11 @@ public final class BatonMetrics implements BatonListener {
     public void onEpochChange(EpochChange change) {
         counter(EPOCH_CHANGES, "queue", change.queue()).increment();
         counter(SENDS_IN_DOUBT, "queue", change.queue()).increment(change.lostMarks());
+    }
+
+    @Override
+    public void onTransitionsInDoubt(TransitionsInDoubt report) {
+        counter(TRANSITIONS_IN_DOUBT, "table", report.table()).increment(report.lost());
     }
 
     @Override

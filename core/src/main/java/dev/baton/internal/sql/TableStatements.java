@@ -171,6 +171,28 @@ public final class TableStatements<S extends Enum<S>> {
     }
 
     /**
+     * Which of {@code ids} (at most a few hundred) are in one of {@code states}, as the database returns the ids: the
+     * failover audit's look-up on a new writer. A read only, in autocommit mode, safe to run again after a lost reply.
+     */
+    public List<Object> idsIn(Connection c, List<Object> ids, List<S> states) throws SQLException {
+        String sql = "SELECT " + qId + " FROM " + qTable + " WHERE " + qId + " IN ("
+                + String.join(", ", java.util.Collections.nCopies(ids.size(), "?")) + ") AND " + qState + " IN ("
+                + String.join(", ", java.util.Collections.nCopies(states.size(), "?")) + ")";
+        List<Object> binds = new ArrayList<>(ids);
+        binds.addAll(codes(states));
+        List<Object> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Rows.bind(ps, 1, binds);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getObject(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * One batch of a bulk transition: rows in {@code sources} matching {@code guards} move to {@code target} with the
      * extra assignments, at most {@code batchSize} rows, skipping rows other transactions hold locked.
      */
