@@ -145,7 +145,7 @@ public final class Worker implements AutoCloseable {
         runner.paused(true);
     }
 
-    /** Undoes {@link #pause()}: the next poll claims again. Idempotent and thread-safe. */
+    /** Undoes {@link #pause()}: every poller claims again at once. Idempotent and thread-safe. */
     public void resume() {
         runner.paused(false);
     }

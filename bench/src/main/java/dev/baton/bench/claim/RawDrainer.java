@@ -183,7 +183,13 @@ public final class RawDrainer implements Drainer {
      * All the batch's completions as one statement, each row fenced by id, token and state: on PostgreSQL in autocommit
      * mode, on MariaDB in the transaction mode the claim left (then committed).
      */
-    private static void complete(Connection c, List<Long> ids, List<String> guids, long token) throws Exception {
+    /** One claim of a batch under {@code token} on {@code c}: the ids taken. */
+    List<Long> claim(Connection c, long token, boolean pg) throws Exception {
+        return pg ? claimPostgres(c, token) : claimMariaDb(c, token);
+    }
+
+    /** The batch's completion: one statement fenced by ids, token and state. */
+    static void complete(Connection c, List<Long> ids, List<String> guids, long token) throws Exception {
         String in = String.join(", ", Collections.nCopies(ids.size(), "?"));
         String set = guids == null
                 ? ""

@@ -42,6 +42,8 @@ public final class Workloads {
                     out.add(dev.baton.bench.claim.ClaimCompleteWorkload.grid(
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
                 case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
+                case "worker-gap" -> out.add(new dev.baton.bench.claim.WorkerGapWorkload());
+                case "worker-interleaved" -> out.add(new dev.baton.bench.claim.WorkerInterleavedWorkload());
                 case "claim-latency-10m" ->
                     // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
@@ -60,7 +62,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, worker-gap, worker-interleaved, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
             }
         }
         return out;

@@ -593,8 +593,14 @@ public final class WorkerLoop<S extends Enum<S>> {
     }
 
     /** Stops (true) or restarts (false) claiming and reconciling; heartbeats, commits and expiry sweeps go on. */
+    @SuppressWarnings("unchecked")
     public void paused(boolean pause) {
         paused = pause;
+        if (!pause && !stopping) {
+            for (Poller p : pollers) {
+                p.finished.add(WAKE); // claim at once, not after the paused wait
+            }
+        }
     }
 
     /** True while paused. */
@@ -673,6 +679,17 @@ public final class WorkerLoop<S extends Enum<S>> {
                     e);
         }
         inFlight.clear();
+        // a sweep under way (a reconciler's call, its verdict's write) ends before close() returns, since the host may
+        // close its data source next; no new one starts. Interrupted only if it outlives the wait.
+        scheduler.shutdown();
+        try {
+            long wait = Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            if (!scheduler.awaitTermination(wait, TimeUnit.MILLISECONDS)) {
+                log.warn("queue '{}': a sweep outlived the shutdown timeout; interrupting it", queue.name());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         scheduler.shutdownNow();
     }
 

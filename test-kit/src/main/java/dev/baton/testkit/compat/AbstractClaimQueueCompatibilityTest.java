@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -734,6 +735,39 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
         assertTrue(q.unknownSends().resolveNotSent(1L).done());
         assertInstanceOf(LeaseResult.LeaseLost.class, q.unknownSends().resolveNotSent(1L), "resolved once");
         assertEquals(Sync.PENDING, jobs.sync(1));
+    }
+
+    @Test
+    void closeReturnsOnlyAfterTheSweepsLastWrite() throws Exception {
+        // a host closes its Worker, then its data source (or drops the table in a test): a sweep still running then
+        // would write to a closed pool or a table that is gone, after close() said the Worker was done
+        jobs.insert(1, 1, Payment.PAID);
+        db.execute("UPDATE " + jobs.name() + " SET sync_status = 5, lease_until = NULL WHERE id = 1"); // UNKNOWN
+        ClaimQueue<Sync> q = jobs.sendingQueue(baton, LEASE);
+        CountDownLatch asked = new CountDownLatch(1);
+        AtomicBoolean inside = new AtomicBoolean();
+        Worker worker = baton.worker(q)
+                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                .sweepInterval(Duration.ofMillis(100))
+                .handle(row -> Outcome.complete(Sync.COMPLETED))
+                .reconcile(id -> {
+                    inside.set(true);
+                    asked.countDown();
+                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
+                    while (System.nanoTime() < end) {
+                        Thread.onSpinWait(); // busy, as a blocking call that ignores interrupts would be
+                    }
+                    inside.set(false);
+                    return Outcome.release(); // the sink never got it: back to PENDING
+                })
+                .start();
+        try {
+            assertTrue(asked.await(10, TimeUnit.SECONDS), "the sweep asked the reconciler");
+        } finally {
+            worker.close();
+        }
+        assertFalse(inside.get(), "close() returned while the sweep's reconciler was still running");
+        assertEquals(Sync.PENDING, jobs.sync(1), "the sweep's verdict was written before close() returned");
     }
 
     @Test
