@@ -72,7 +72,8 @@ class SqlServerLeaseSqlTest {
                         sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
                         sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
                                 + " [attempts] >= ?",
-                        sweep + " WHERE [sync_status] = 0 AND [attempts] >= ?",
+                        // found without locks (no index serves attempts), then moved by id under the same guard
+                        "SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0 AND [attempts] >= ?",
                         // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
                         "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
                                 + " [lease_until] = DATEADD(millisecond, 32000, [lease_until]), [claim_token] = NULL"
@@ -83,11 +84,30 @@ class SqlServerLeaseSqlTest {
         assertTrue(
                 exhausted.startsWith("[" + Sync.FAILED.code() + ", ") && exhausted.endsWith(", 3]"),
                 "dead-lettered at maxAttempts, with a reason: " + exhausted);
-        assertEquals(
-                List.of(Sync.FAILED.code(), 3).toString(),
-                putBack,
-                "claimable rows with their attempts used up go to the dead state");
+        assertEquals(List.of(3).toString(), putBack, "claimable rows with their attempts used up are looked for");
         assertEquals(List.of(Sync.UNKNOWN.code()).toString(), sending, "expired SENDING rows go to UNKNOWN");
+    }
+
+    /** The spent claimable rows found are moved by id, guarded by the conditions that found them. */
+    @Test
+    void spentClaimableRowsFoundAreMovedByIdUnderTheSameGuard() {
+        SqlRecorder found = new SqlRecorder(
+                2,
+                sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0")
+                        ? List.<Object[]>of(new Object[] {7L}, new Object[] {9L})
+                        : List.<Object[]>of());
+        ClaimQueue<Sync> q = orderSync(Baton.builder(found.dataSource())
+                        .dialect(new SqlServerDialect())
+                        .build())
+                .retry(RetryPolicy.exponential(Duration.ofSeconds(5), 2.0).maxAttempts(3))
+                .build();
+        q.reclaimExpired(); // every recorded update reports 2 rows: the count says nothing here
+        List<String> sql = found.take();
+        assertTrue(
+                sql.contains("UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL WHERE"
+                        + " [id] IN (?, ?) AND [sync_status] = 0 AND [attempts] >= ?"),
+                sql.toString());
+        sql.forEach(SqlServerSqlTest::parse);
     }
 
     /** Issue 20: unknown sends are listed for reconciliation only once their quarantine (the lease column) ended. */

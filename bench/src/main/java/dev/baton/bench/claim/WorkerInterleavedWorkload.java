@@ -51,8 +51,10 @@ public final class WorkerInterleavedWorkload implements Workload {
                 + " connection per thread (no pool); `raw`: 8 hand-written threads, one driver connection each, the same"
                 + " claim and one fenced completion statement per batch. One timed run per repetition: after " + WARMUP
                 + " s of warm-up, " + MEASURE + " s per variant in slices of " + SLICE + " s alternating A B C C B A;"
-                + " a variant works only in its slices (the others' Workers paused, their threads waiting), and its"
-                + " figure is the rows it committed inside its slices over their length. All variants drain one table"
+                + " a variant works only in its slices (the others' Workers paused, their threads waiting; between two"
+                + " slices, untimed, everyone pauses until no batch is in flight, so no variant's last batches fall in"
+                + " the next one's slice), and its figure is the rows it committed inside its slices over their"
+                + " length. All variants drain one table"
                 + " above " + ClaimCompleteWorkload.HISTORY
                 + " completed rows. Verified after each run: no row executed"
                 + " twice, every executed row done, every done row executed, none left held.";
@@ -110,6 +112,8 @@ public final class WorkerInterleavedWorkload implements Workload {
         volatile int variant = -1;
         volatile boolean measuring;
         volatile boolean stop;
+        /** Hand-written threads between the start of a claim and the end of its batch's completion. */
+        final java.util.concurrent.atomic.AtomicInteger rawBusy = new java.util.concurrent.atomic.AtomicInteger();
         final AtomicReference<Throwable> error = new AtomicReference<>();
     }
 
@@ -198,6 +202,7 @@ public final class WorkerInterleavedWorkload implements Workload {
                 int round = i / n;
                 int pos = i % n;
                 int v = round % 2 == 0 ? pos : n - 1 - pos;
+                quiet(control, workers); // no variant's last batches fall into the next one's slice
                 turn(control, workers, v);
                 long t0 = System.nanoTime();
                 control.measuring = true;
@@ -258,6 +263,29 @@ public final class WorkerInterleavedWorkload implements Workload {
         }
     }
 
+    /**
+     * Pauses everyone and waits until no batch is in flight: the Workers hold no row and every hand-written thread
+     * waits for its turn (at most a second).
+     */
+    private static void quiet(Control control, List<List<Worker>> workers) throws InterruptedException {
+        turn(control, workers, -1);
+        long until = System.nanoTime() + 1_000_000_000L;
+        int calm = 0; // two looks 5 ms apart: a claim that left before the pause shows up in between
+        while (System.nanoTime() < until) {
+            boolean busy = control.rawBusy.get() > 0;
+            for (List<Worker> ws : workers) {
+                for (Worker w : ws) {
+                    busy |= w.inFlight() > 0;
+                }
+            }
+            calm = busy ? 0 : calm + 1;
+            if (calm == 2) {
+                return;
+            }
+            Thread.sleep(busy ? 1 : 5);
+        }
+    }
+
     private static void sleep(double seconds, Control control) throws InterruptedException {
         long until = System.nanoTime() + (long) (seconds * 1e9);
         while (control.error.get() == null) {
@@ -285,16 +313,24 @@ public final class WorkerInterleavedWorkload implements Workload {
                     }
                     continue;
                 }
-                long token = (ThreadLocalRandom.current().nextLong() >>> 1) + 1;
-                List<Long> ids = raw.claim(c, token, pg);
-                for (long id : ids) {
-                    executions.incrementAndGet((int) (id - history - 1));
-                }
-                if (!ids.isEmpty()) {
-                    RawDrainer.complete(c, ids, null, token);
-                    if (control.measuring && control.variant == me) {
-                        counted.addAndGet(ids.size());
+                control.rawBusy.incrementAndGet();
+                try {
+                    if (control.variant != me) {
+                        continue; // the turn passed while this thread went round: no new batch
                     }
+                    long token = (ThreadLocalRandom.current().nextLong() >>> 1) + 1;
+                    List<Long> ids = raw.claim(c, token, pg);
+                    for (long id : ids) {
+                        executions.incrementAndGet((int) (id - history - 1));
+                    }
+                    if (!ids.isEmpty()) {
+                        RawDrainer.complete(c, ids, null, token);
+                        if (control.measuring && control.variant == me) {
+                            counted.addAndGet(ids.size());
+                        }
+                    }
+                } finally {
+                    control.rawBusy.decrementAndGet();
                 }
             }
         } catch (Throwable t) {

@@ -34,7 +34,10 @@ public final class Sweeps<S extends Enum<S>> {
     private final QueueShape<S> shape;
     private final BatchUpdate reclaim;
     private final BatchUpdate exhausted;
-    private final BatchUpdate putBack;
+    /** The claimable rows with their attempts used up, read without locks; and the guard of their move. */
+    private final SqlFragment putBackFind;
+
+    private final SqlFragment putBackMove;
     private final BatchUpdate expireSends;
     /** When a Worker of this queue in this process last began a sweep ({@link System#nanoTime()}); MIN_VALUE: never. */
     private final AtomicLong lastWorkerSweep = new AtomicLong(Long.MIN_VALUE);
@@ -63,15 +66,24 @@ public final class Sweeps<S extends Enum<S>> {
                                 + " (the handler crashed or outlived its lease)")));
         // A claimable row with its attempts used up (put back by a host's transition or an older version) is passed
         // over by the claim (QueueShape.claimWhere), which never hands out attempt maxAttempts + 1; this moves it to
-        // the dead state, so it neither waits forever nor blocks its key. It reads the claimable rows (no index
-        // serves attempts), off the claim's path and in skip-locked batches; there are none in a queue only Baton
+        // the dead state, so it neither waits forever nor blocks its key. No index serves attempts, so finding such
+        // rows reads every claimable row: it does so without locks (a locking read of a backlog of a million rows
+        // filled MariaDB's buffer pool with lock structures until the server aborted), and the move is guarded by
+        // the same conditions, so a row claimed in between is left alone. There are none in a queue only Baton
         // moves. The last error is kept: it says why the last attempt failed.
-        this.putBack = sweep(
-                shape.claimable,
-                shape.dead,
-                false,
-                new SqlFragment(shape.qAttempts + " >= ?", List.of(max)),
-                SqlFragment.of(""));
+        int maxAttempts = max;
+        SqlFragment spentRows = SqlFragment.join(
+                " AND ",
+                List.of(
+                        shape.in(List.of(shape.claimable)),
+                        new SqlFragment(shape.qAttempts + " >= ?", List.of(maxAttempts))));
+        this.putBackFind = new SqlFragment(
+                shape.dialect
+                        .sql()
+                        .firstRows(
+                                "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + spentRows.sql(), BATCH),
+                spentRows.binds());
+        this.putBackMove = spentRows;
         // An expired send keeps in its lease column when its quarantine ends: lease + sendTimeout + margin. Its sender
         // may be alive and paused between its last check and its call; until then a reconciler that finds nothing at
         // the sink proves nothing (issue 20 item 2), so unknownRows() does not offer the row.
@@ -112,8 +124,7 @@ public final class Sweeps<S extends Enum<S>> {
                     l -> l.onDeadLetter(shape.name, expiredDead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
         }
         long dead = expiredDead;
-        Engine.Drained putBackRows = shape.engine.drain(
-                "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'", putBack, BATCH);
+        Engine.Drained putBackRows = deadLetterSpentClaimable();
         long spent = putBackRows.rows();
         if (spent > 0) {
             shape.engine.fire(l -> l.onDeadLetter(shape.name, spent, BatonListener.DeadLetterReason.RETRIES_EXHAUSTED));
@@ -164,6 +175,63 @@ public final class Sweeps<S extends Enum<S>> {
     /** What an unknown send waits after its lease before a reconciler may look: the send timeout plus the margin. */
     public static Duration quarantine(QueueShape<?> shape) {
         return shape.sendTimeout.plus(shape.margin);
+    }
+
+    /**
+     * Moves the claimable rows with their attempts used up to the dead state, a batch at a time: their ids read without
+     * locks, then one guarded {@code UPDATE} by id. A batch whose reply was lost is run again (the guard keeps it from
+     * counting a row twice) and the total becomes a lower bound.
+     */
+    private Engine.Drained deadLetterSpentClaimable() {
+        String operation = "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'";
+        boolean[] lost = {false};
+        long rows = 0;
+        int batches = 0;
+        while (true) {
+            List<Object> ids = shape.engine.autocommit(operation, c -> {
+                List<Object> found = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(putBackFind.sql())) {
+                    Rows.bind(ps, 1, putBackFind.binds());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            found.add(rs.getObject(1));
+                        }
+                    }
+                }
+                return found;
+            });
+            batches++;
+            if (ids.isEmpty()) {
+                return new Engine.Drained(rows, batches, lost[0]);
+            }
+            StringBuilder sql = new StringBuilder("UPDATE ")
+                    .append(shape.qTable)
+                    .append(" SET ")
+                    .append(shape.qState)
+                    .append(" = ?, ")
+                    .append(shape.qLease)
+                    .append(" = NULL, ")
+                    .append(shape.qToken)
+                    .append(" = NULL WHERE ")
+                    .append(shape.qId)
+                    .append(" IN (")
+                    .append("?, ".repeat(ids.size() - 1))
+                    .append("?) AND ")
+                    .append(putBackMove.sql());
+            List<Object> binds = new ArrayList<>();
+            binds.add(shape.machine.code(shape.dead));
+            binds.addAll(ids);
+            binds.addAll(putBackMove.binds());
+            String update = sql.toString();
+            int moved = shape.engine.autocommit(operation, c -> Engine.update(c, update, binds), c -> {
+                lost[0] = true;
+                return Engine.update(c, update, binds);
+            });
+            rows += moved;
+            if (ids.size() < BATCH || moved == 0) {
+                return new Engine.Drained(rows, batches, lost[0]); // the end, or every row found was taken meanwhile
+            }
+        }
     }
 
     private BatchUpdate sweep(S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet) {
