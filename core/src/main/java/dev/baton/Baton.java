@@ -236,8 +236,10 @@ public final class Baton {
 
         /**
          * How operations on the data source retry transient failures (deadlock, serialization failure, lost
-         * connection). Default {@link RetryPolicy#transientDefault()}. Operations on a caller's connection never
-         * retry.
+         * connection). Default {@link RetryPolicy#transientDefault()}. A lost write conflict that the dialect tells
+         * apart ({@link dev.baton.spi.SqlError.Kind#CONFLICT}: a MySQL or MariaDB deadlock, also a Galera
+         * certification failure) gets four times the policy's attempts, with full jitter (a policy of one attempt
+         * still makes one). Operations on a caller's connection never retry.
          */
         public Builder transientRetry(RetryPolicy policy) {
             this.transientRetry = Objects.requireNonNull(policy, "policy");

@@ -391,7 +391,8 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Checks the table: the columns the queue needs exist with usable types, the columns its {@code eligibleWhen}
      * conditions, order, {@code select}, {@code orderedPerKey} and {@code ageColumn} name exist, the id is unique, and
-     * (PostgreSQL, MySQL, MariaDB) an index serves the claim, proven by the planner. Throws one exception listing every
+     * (PostgreSQL, MySQL, MariaDB) an index serves the claim, proven by the planner, and that the data source's sessions
+     * are set up as the dialect's detection requires (a Galera node's {@code wsrep_sync_wait}). Throws one exception listing every
      * problem and the DDL that fixes it; for a missing table, the whole {@link #createTableSql}.
      *
      * @throws SchemaMismatchException if anything is missing

@@ -178,7 +178,9 @@ public final class StateTable<S extends Enum<S>> {
      * time zone, as a claim queue's {@code verify()} requires of its time columns: a type whose values depend on the
      * session zone (MySQL and MariaDB {@code TIMESTAMP}, PostgreSQL {@code timestamp} without time zone) and a default
      * of a local wall clock (MySQL and MariaDB {@code DATETIME DEFAULT CURRENT_TIMESTAMP}) are refused with the DDL
-     * that fixes them. Runs on the data source; thread-safe.
+     * that fixes them. Also reports a session the dialect's detection would refuse ({@code Diagnostics.sessionProblems}:
+     * a Galera node's {@code wsrep_sync_wait} without the read bit), which a dialect given explicitly skips. Runs on
+     * the data source; thread-safe.
      *
      * @param columnsUsed other columns the code writes or reads (the id and state columns are always checked)
      * @throws SchemaMismatchException listing every problem and the DDL that fixes it: for a missing table the whole
@@ -202,6 +204,7 @@ public final class StateTable<S extends Enum<S>> {
                 check.requireZoneSafeTimestamp(column, "time");
             }
             check.requireWriter();
+            check.requireSession();
             check.throwIfProblems();
             return null;
         });

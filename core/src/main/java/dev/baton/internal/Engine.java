@@ -67,6 +67,9 @@ public final class Engine {
     private final Engine reader;
     private final Dialect dialect;
     private final RetryPolicy transientRetry;
+    /** The retries of a lost write conflict ({@link SqlError.Kind#CONFLICT}): see {@link #conflictRetry}. */
+    private final RetryPolicy conflictRetry;
+
     private final List<BatonListener> listeners;
     private final List<BatonInterceptor> interceptors;
     private final HostTransactions hosts;
@@ -202,6 +205,7 @@ public final class Engine {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.transientRetry = transientRetry;
+        this.conflictRetry = conflictRetry(transientRetry);
         this.listeners = List.copyOf(listeners);
         this.hosts = hosts;
         this.interceptors = List.copyOf(interceptors);
@@ -362,15 +366,15 @@ public final class Engine {
                 // a read-only refusal counts as a lost reply too: an autocommit work's earlier statements may have
                 // committed before the server was fenced
                 lost |= error.failover();
-                if (!error.retryable() || attempt >= transientRetry.maxAttempts()) {
+                RetryPolicy policy = error.kind() == SqlError.Kind.CONFLICT ? conflictRetry : transientRetry;
+                if (!error.retryable() || attempt >= policy.maxAttempts()) {
                     throw new DataAccessException(
                             operation + " failed" + (attempt > 1 ? " after " + attempt + " attempts" : ""), e);
                 }
                 int failed = attempt;
                 fire(l -> l.onTransientRetry(operation, failed, e));
                 log.debug("{}: transient failure on attempt {} ({}), retrying", operation, attempt, e.getMessage());
-                sleep(transientRetry.delayBefore(
-                        attempt, ThreadLocalRandom.current().nextDouble()));
+                sleep(policy.delayBefore(attempt, ThreadLocalRandom.current().nextDouble()));
             }
         }
     }
@@ -963,7 +967,8 @@ public final class Engine {
                     }
                     inDoubt = current;
                 }
-                if (!isTransient(e) || attempt >= transientRetry.maxAttempts()) {
+                RetryPolicy policy = retryFor(e);
+                if (!isTransient(e) || attempt >= policy.maxAttempts()) {
                     if (inDoubt != null) {
                         throw new OutcomeInDoubtException(
                                 operation + ": the reply to a COMMIT was lost and no later attempt could read its"
@@ -980,10 +985,40 @@ public final class Engine {
                 int failed = attempt;
                 fireNow(l -> l.onTransientRetry(operation, failed, e instanceof SQLException s ? s : sqlCause(e)));
                 log.debug("{}: transient failure on attempt {} ({}), retrying", operation, attempt, e.getMessage());
-                sleep(transientRetry.delayBefore(
-                        attempt, ThreadLocalRandom.current().nextDouble()));
+                sleep(policy.delayBefore(attempt, ThreadLocalRandom.current().nextDouble()));
             }
         }
+    }
+
+    /** How many times a lost write conflict is tried in all, as a multiple of the transient policy's attempts. */
+    static final int CONFLICT_ATTEMPTS_FACTOR = 4;
+
+    /**
+     * The retries of a lost write conflict: the transient policy with {@value #CONFLICT_ATTEMPTS_FACTOR} times its
+     * attempts (6 become 24) and full jitter; a policy that never retries still never does. A conflict is likely to
+     * recur at once: on a Galera cluster, claimers on different nodes all pick the head of the same queue, and only
+     * one of them certifies per round (6 attempts ran out in the compatibility suite with 8 claimers on three nodes);
+     * full jitter spreads the losers' next tries apart.
+     */
+    static RetryPolicy conflictRetry(RetryPolicy transientRetry) {
+        int attempts = transientRetry.maxAttempts();
+        return attempts == 1
+                ? transientRetry
+                : transientRetry
+                        .maxAttempts(attempts * CONFLICT_ATTEMPTS_FACTOR)
+                        .jitter(1.0);
+    }
+
+    /** The policy for {@code failure}: {@link #conflictRetry} for a lost write conflict, else the transient one. */
+    private RetryPolicy retryFor(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException e) {
+                return dialect.diagnostics().classify(e).kind() == SqlError.Kind.CONFLICT
+                        ? conflictRetry
+                        : transientRetry;
+            }
+        }
+        return transientRetry;
     }
 
     /** One attempt of {@link #inTransaction}: what its work returned, and how far it got. */

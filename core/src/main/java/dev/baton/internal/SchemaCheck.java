@@ -274,6 +274,17 @@ public final class SchemaCheck {
         }
     }
 
+    /**
+     * Checks the session as the dialect's detection does ({@code Diagnostics.sessionProblems}): a data source given an
+     * explicit dialect skips the detection, so {@code verify()} is where such a session is found (on a Galera node,
+     * a {@code wsrep_sync_wait} without the read bit lets the read-back after a guarded update read stale state).
+     */
+    public void requireSession() throws SQLException {
+        for (String p : dialect.diagnostics().sessionProblems(connection)) {
+            problem("the sessions of the data source are not set up as Baton needs: " + p, null);
+        }
+    }
+
     /** Adds a problem found by a caller (with optional DDL). */
     public void problem(String problem, String fixDdl) {
         problems.add(problem);

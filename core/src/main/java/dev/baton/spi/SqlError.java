@@ -27,6 +27,14 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
          * {@code max_statement_time}, a JDBC query timeout): the transaction was (or must be) rolled back; retry.
          */
         TRANSIENT,
+        /**
+         * A transient failure that the same work is likely to meet again at once: the transaction lost a write
+         * conflict to another one that touched the same rows (a MySQL or MariaDB deadlock, which on a Galera
+         * cluster is also how a writeset that failed certification against another node's commit is reported,
+         * error 1213 at {@code COMMIT}). Nothing of it committed; retried like {@link #TRANSIENT}, with more
+         * attempts and full jitter, because under contention the retry meets the same writers again.
+         */
+        CONFLICT,
         /** The connection is gone; the server rolled back whatever was not committed; retry on a new one. */
         CONNECTION_LOST,
         /**
@@ -57,6 +65,8 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
     public static final SqlError OTHER = new SqlError(Kind.OTHER, null);
     /** A transient error. */
     public static final SqlError TRANSIENT = new SqlError(Kind.TRANSIENT, null);
+    /** A lost write conflict (deadlock, certification failure). */
+    public static final SqlError CONFLICT = new SqlError(Kind.CONFLICT, null);
     /** A lost connection. */
     public static final SqlError CONNECTION_LOST = new SqlError(Kind.CONNECTION_LOST, null);
     /** A write refused by a read-only server. */
@@ -84,7 +94,10 @@ public record SqlError(Kind kind, @Nullable String constraint, @Nullable String 
 
     /** True for errors worth retrying on a fresh transaction. */
     public boolean retryable() {
-        return kind == Kind.TRANSIENT || kind == Kind.CONNECTION_LOST || kind == Kind.READ_ONLY;
+        return kind == Kind.TRANSIENT
+                || kind == Kind.CONFLICT
+                || kind == Kind.CONNECTION_LOST
+                || kind == Kind.READ_ONLY;
     }
 
     /**

@@ -91,9 +91,14 @@ final class MySqlDiagnostics implements Diagnostics {
                     return SqlError.undefinedColumn(
                             column == null ? null : column.substring(column.lastIndexOf('.') + 1));
                 }
-                // deadlock, lock wait timeout, MariaDB snapshot-isolation conflict, NOWAIT lock failure,
-                // query interrupted (KILL QUERY)
-                case 1213, 1205, 1020, 3572, 1317 -> {
+                // deadlock; on Galera also a writeset that failed certification against another node's commit
+                // (at COMMIT) or a transaction a replicated writeset aborted (brute-force abort): same code, same text
+                case 1213 -> {
+                    return SqlError.CONFLICT;
+                }
+                // lock wait timeout, MariaDB snapshot-isolation conflict, NOWAIT lock failure, query interrupted
+                // (KILL QUERY)
+                case 1205, 1020, 3572, 1317 -> {
                     return SqlError.TRANSIENT;
                 }
                 // "running with the --read-only (or --super-read-only) option": a replica, or a primary fenced

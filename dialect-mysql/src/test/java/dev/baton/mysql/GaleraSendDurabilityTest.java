@@ -130,6 +130,33 @@ class GaleraSendDurabilityTest {
         }
     }
 
+    /**
+     * A dialect given explicitly skips the detection and its session check; {@code verify()} of a state table and of a
+     * queue repeats it.
+     */
+    @Test
+    void verifyReportsAGaleraSessionWithoutTheReadBit() {
+        TestDatabase db = TestServer.MARIADB_GALERA.get();
+        JobsTable jobs = JobsTable.create(db, "g2_verify_sync_wait", true);
+        try (HikariDataSource pool = new HikariDataSource()) {
+            pool.setJdbcUrl(db.jdbcUrl().replace("wsrep_sync_wait=3", "wsrep_sync_wait=0"));
+            pool.setUsername(db.user());
+            pool.setPassword(db.password());
+            pool.setMaximumPoolSize(2);
+            Baton stale = Baton.builder(pool).dialect(new MySqlDialect()).build();
+            StateTable<Payment> payments = stale.table(jobs.name()).state("payment_status", Payment.MACHINE);
+            SchemaMismatchException e = assertThrows(SchemaMismatchException.class, payments::verify);
+            assertTrue(e.getMessage().contains("wsrep_sync_wait is 0"), e.getMessage());
+            e = assertThrows(SchemaMismatchException.class, () -> jobs.queue(stale, Duration.ofMinutes(1))
+                    .verify());
+            assertTrue(e.getMessage().contains("wsrep_sync_wait is 0"), e.getMessage());
+            Baton synced = Baton.using(db.dataSource());
+            synced.table(jobs.name()).state("payment_status", Payment.MACHINE).verify();
+        } finally {
+            jobs.drop();
+        }
+    }
+
     private static ClaimQueue<Sync> queue(Baton baton, String table, SendDurability durability) {
         StateTable<Payment> payments = baton.table(table).state("payment_status", Payment.MACHINE);
         return baton.<Sync>queue("durable-" + table)

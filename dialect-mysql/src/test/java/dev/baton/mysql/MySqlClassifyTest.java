@@ -22,7 +22,7 @@ class MySqlClassifyTest {
                 SqlError.uniqueViolation("uq_txn"),
                 d.diagnostics().classify(new SQLException("Duplicate entry 'tx-1' for key 'uq_txn'", "23000", 1062)),
                 "MariaDB names the key alone");
-        assertEquals(SqlError.TRANSIENT, d.diagnostics().classify(new SQLException("Deadlock found", "40001", 1213)));
+        assertEquals(SqlError.CONFLICT, d.diagnostics().classify(new SQLException("Deadlock found", "40001", 1213)));
         // Connector/J reports the lock-wait timeout as 40001 though InnoDB rolled back only the statement
         assertEquals(
                 SqlError.TRANSIENT,

@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #database()} reaches the cluster through a {@code jdbc:mariadb:sequential:} URL (node 1 while it answers:
  * one writer, as behind a Galera-aware proxy); {@link #spread()} through a {@code jdbc:mariadb:loadbalance:} URL (each
- * connection on a random node: multi-primary writes); {@link #node(int)} reaches one node. Connections of both run with {@code wsrep_sync_wait=3} (reads,
- * updates and deletes wait until the node has applied every write the cluster committed before), the setting Baton's
- * documentation asks for on Galera.
+ * connection on a random node: multi-primary writes); {@link #node(int)} reaches one node. Their connections run
+ * with {@code wsrep_sync_wait=3} (reads, updates and deletes wait until the node has applied every write the cluster
+ * committed before), the setting Baton's documentation asks for on Galera; those of {@link #spread()} with 7 (inserts
+ * too).
  *
  * <p>Not thread-safe: one test drives one cluster.
  */
@@ -55,6 +56,12 @@ public final class GaleraCluster implements AutoCloseable {
     private static final int START_TIMEOUT_SECONDS = 90;
     /** The {@code wsrep_sync_wait} of every connection of the tests: READ (1) + UPDATE/DELETE (2). */
     public static final int SYNC_WAIT = 3;
+    /**
+     * The {@code wsrep_sync_wait} of {@link #spread()}: also INSERT/REPLACE (4), whose unique check on one node must
+     * see a row another node deleted (without it, a delete on node 1 and an insert of the same key on node 2 may
+     * fail with a duplicate key).
+     */
+    public static final int SPREAD_SYNC_WAIT = 7;
 
     private final Path home;
     private final String clusterName;
@@ -263,7 +270,7 @@ public final class GaleraCluster implements AutoCloseable {
         spread = TestDatabases.probe(
                 "mariadb-galera-spread",
                 DatabaseKind.MARIADB,
-                "jdbc:mariadb:loadbalance://" + hosts + options,
+                "jdbc:mariadb:loadbalance://" + hosts + "/test?sessionVariables=wsrep_sync_wait=" + SPREAD_SYNC_WAIT,
                 "root",
                 "");
     }

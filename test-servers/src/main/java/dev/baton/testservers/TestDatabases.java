@@ -313,6 +313,18 @@ public final class TestDatabases {
     }
 
     /**
+     * The cluster of {@link #mariadbGalera()} (started first if need be) through a {@code loadbalance} URL ({@link
+     * GaleraCluster#spread()}): each new connection on a node picked at random, with {@code wsrep_sync_wait=3}, so
+     * that a pool writes on all three nodes at once. Skipped or failed as {@link #mariadbGalera()}.
+     *
+     * @return the cluster's multi-primary database, the same instance for the whole JVM
+     */
+    public static TestDatabase mariadbGaleraSpread() {
+        mariadbGalera();
+        return galera.spread();
+    }
+
+    /**
      * One node of the cluster of {@link #mariadbGalera()} (started first if need be), database {@code test}, with
      * {@code wsrep_sync_wait=3}: for tests that pin connections to different nodes.
      *

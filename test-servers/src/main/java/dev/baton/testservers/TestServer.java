@@ -42,6 +42,11 @@ public enum TestServer implements Supplier<TestDatabase> {
      * {@link TestDatabases#mariadbGalera()}: a three-node MariaDB Galera cluster, written through node 1.
      */
     MARIADB_GALERA("mariadb-galera", DatabaseKind.MARIADB),
+    /**
+     * {@link TestDatabases#mariadbGaleraSpread()}: the same cluster, each connection on a node picked at random, so
+     * that writes run on all three nodes at once and conflict at certification.
+     */
+    MARIADB_GALERA_SPREAD("mariadb-galera-spread", DatabaseKind.MARIADB),
     /** {@link TestDatabases#postgresPgBouncer()}: the local PostgreSQL behind PgBouncer in transaction mode. */
     POSTGRES_PGBOUNCER("postgres-pgbouncer", DatabaseKind.POSTGRES),
     /** {@link TestDatabases#mysql()}. */
@@ -85,6 +90,7 @@ public enum TestServer implements Supplier<TestDatabase> {
             case POSTGRES_STREAMING_ASYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.ASYNC);
             case POSTGRES_STREAMING_SYNC -> TestDatabases.postgresStreaming(PostgresCluster.Replication.SYNC);
             case MARIADB_GALERA -> TestDatabases.mariadbGalera();
+            case MARIADB_GALERA_SPREAD -> TestDatabases.mariadbGaleraSpread();
             case POSTGRES_PGBOUNCER -> TestDatabases.postgresPgBouncer();
             case MYSQL8 -> TestDatabases.mysql();
             case SQLSERVER -> TestDatabases.sqlServer();

@@ -260,6 +260,7 @@ public final class Inspection<S extends Enum<S>> {
                         .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
             }
             check.requireWriter();
+            check.requireSession();
             RateLimit limit = shape.def.shaping().rateLimit();
             if (limit != null && !new SchemaCheck(c, d, limit.table()).tableFound()) {
                 check.problemFixedBy(
