@@ -9,11 +9,13 @@ import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.Condition;
 import dev.baton.DataAccessException;
+import dev.baton.EpochChange;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
+import dev.baton.TransitionsInDoubt;
 import dev.baton.Worker;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
@@ -61,7 +63,10 @@ import org.junit.jupiter.api.Test;
  * <p>Invariants: no row sent twice, every row sent and completed; every callback Baton reported in the target state
  * ({@link TransitionResult#inTarget()}) is PAID afterwards, and no payment was reported {@code Applied} twice; no stale
  * write (a completion under a token that was not the row's last claim's: the row's token in {@code third_party_guid}
- * must be the one of its highest attempt handed to the handler); the three nodes hold the same rows at the end.
+ * must be the one of its highest attempt handed to the handler); the three nodes hold the same rows at the end. The
+ * cluster survives the kill, so Baton's Galera epoch ({@code wsrep_cluster_state_uuid}) is the same before and after:
+ * no epoch change (nothing moved to reconciliation by one), and the failover audit, on for the callbacks, reports
+ * nothing.
  *
  * <p>Skipped only when the machine has no {@code mariadbd} or {@code galera-4} (see {@link GaleraCluster#start}).
  */
@@ -85,6 +90,11 @@ class GaleraFailoverTest {
             assertTrue(f.nodesAgree(), f.toString());
             // the load went on through the kill and the return
             assertTrue(f.callbacksAfterReturn() > 0, f.toString());
+            // the cluster survived the kill, so its state UUID (Baton's Galera epoch) stayed: no epoch change, no
+            // mark moved to reconciliation by one, and the failover audit reported nothing
+            assertEquals(f.epochBefore(), f.epochAfter(), f.toString());
+            assertEquals(0, f.epochChanges(), f.toString());
+            assertEquals(0, f.transitionsInDoubtReports(), f.toString());
         }
     }
 
@@ -111,7 +121,11 @@ class GaleraFailoverTest {
             double killToFirstSendSeconds,
             double killToFirstAppliedCallbackSeconds,
             double killToNodeSyncedSeconds,
-            boolean nodesAgree) {}
+            boolean nodesAgree,
+            String epochBefore,
+            String epochAfter,
+            int epochChanges,
+            int transitionsInDoubtReports) {}
 
     private static Figures run(GaleraCluster cluster) throws Exception {
         TestDatabase db = cluster.database();
@@ -132,6 +146,8 @@ class GaleraFailoverTest {
         AtomicInteger transientRetries = new AtomicInteger();
         AtomicInteger fencedRefused = new AtomicInteger();
         Set<Long> reconciledAsSent = ConcurrentHashMap.newKeySet();
+        AtomicInteger epochChanges = new AtomicInteger();
+        AtomicInteger transitionsInDoubt = new AtomicInteger();
 
         Set<Long> acknowledged = ConcurrentHashMap.newKeySet(); // callbacks Baton reported in the target state
         Map<Long, AtomicInteger> applied = new ConcurrentHashMap<>();
@@ -143,8 +159,20 @@ class GaleraFailoverTest {
 
         try (HikariDataSource pool = failoverPool(db)) {
             assertEquals("node" + KILLED, nodeName(pool), "the sequential URL writes to node " + KILLED);
+            String epochBefore = epoch(pool);
             Baton baton = Baton.builder(pool)
+                    .failoverAudit(Duration.ofSeconds(60))
                     .listener(new BatonListener() {
+                        @Override
+                        public void onEpochChange(EpochChange change) {
+                            epochChanges.incrementAndGet();
+                        }
+
+                        @Override
+                        public void onTransitionsInDoubt(TransitionsInDoubt report) {
+                            transitionsInDoubt.incrementAndGet();
+                        }
+
                         @Override
                         public void onClaim(String queue, int count) {
                             if (killed.get() != 0 && count > 0) {
@@ -282,7 +310,11 @@ class GaleraFailoverTest {
                         since(kill, firstSendAfterKill.get()),
                         since(kill, firstCallbackAfterKill.get()),
                         seconds(synced - kill),
-                        nodesAgree(cluster, jobs.name(), payments.name()));
+                        nodesAgree(cluster, jobs.name(), payments.name()),
+                        epochBefore,
+                        epoch(pool),
+                        epochChanges.get(),
+                        transitionsInDoubt.get());
                 System.out.println("GALERA FAILOVER FIGURES " + f);
                 watch.join(2_000);
                 System.out.println(cluster.logTails());
@@ -416,6 +448,13 @@ class GaleraFailoverTest {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** What Baton reads as the epoch of the node the pool writes to: the cluster's state UUID. */
+    private static String epoch(HikariDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            return MySqlDiagnostics.galeraEpoch(c).orElse("none");
+        }
     }
 
     private static String nodeName(HikariDataSource pool) throws SQLException {
