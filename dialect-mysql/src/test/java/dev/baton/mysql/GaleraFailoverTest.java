@@ -1,5 +1,8 @@
 package dev.baton.mysql;
 
+import static dev.baton.testkit.failover.Timing.await;
+import static dev.baton.testkit.failover.Timing.seconds;
+import static dev.baton.testkit.failover.Timing.since;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,7 +43,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -498,28 +500,5 @@ class GaleraFailoverTest {
                 .retry(RetryPolicy.fixed(Duration.ofMillis(100)).maxAttempts(1_000))
                 .lease(Duration.ofSeconds(3))
                 .build();
-    }
-
-    private static double since(long start, long end) {
-        return end == 0 ? -1 : seconds(end - start);
-    }
-
-    private static double seconds(long nanos) {
-        return Math.round(nanos / 1e7) / 100.0;
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds) throws InterruptedException {
-        await(what, done, seconds, () -> "");
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds, java.util.function.Supplier<String> state)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + seconds + " s: " + what + "; " + state.get());
-            }
-            Thread.sleep(100);
-        }
     }
 }
