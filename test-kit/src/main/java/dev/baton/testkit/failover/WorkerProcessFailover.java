@@ -285,8 +285,10 @@ public final class WorkerProcessFailover {
             int notAbove = 0;
             for (List<Call> list : byRow.values()) {
                 // the held rows' lost calls ("held": a process that died with the old primary) are counted apart
-                doubles +=
-                        list.stream().filter(c -> !c.process().equals("held")).count() > 1 ? 1 : 0;
+                if (list.stream().filter(c -> !c.process().equals("held")).count() > 1) {
+                    doubles++;
+                    System.out.println("DOUBLE SEND row " + list.get(0).row() + " calls " + list);
+                }
                 doublesFenced += list.stream().filter(Call::fenced).count() > 1 ? 1 : 0;
                 long high = 0;
                 for (Call c : list) {
