@@ -1,5 +1,8 @@
 package dev.baton.mysql;
 
+import static dev.baton.testkit.failover.Timing.await;
+import static dev.baton.testkit.failover.Timing.seconds;
+import static dev.baton.testkit.failover.Timing.since;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,11 +12,13 @@ import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.Condition;
 import dev.baton.DataAccessException;
+import dev.baton.EpochChange;
 import dev.baton.Outcome;
 import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
+import dev.baton.TransitionsInDoubt;
 import dev.baton.Worker;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
@@ -38,7 +43,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,7 +65,10 @@ import org.junit.jupiter.api.Test;
  * <p>Invariants: no row sent twice, every row sent and completed; every callback Baton reported in the target state
  * ({@link TransitionResult#inTarget()}) is PAID afterwards, and no payment was reported {@code Applied} twice; no stale
  * write (a completion under a token that was not the row's last claim's: the row's token in {@code third_party_guid}
- * must be the one of its highest attempt handed to the handler); the three nodes hold the same rows at the end.
+ * must be the one of its highest attempt handed to the handler); the three nodes hold the same rows at the end. The
+ * cluster survives the kill, so Baton's Galera epoch ({@code wsrep_cluster_state_uuid}) is the same before and after:
+ * no epoch change (nothing moved to reconciliation by one), and the failover audit, on for the callbacks, reports
+ * nothing.
  *
  * <p>Skipped only when the machine has no {@code mariadbd} or {@code galera-4} (see {@link GaleraCluster#start}).
  */
@@ -85,6 +92,11 @@ class GaleraFailoverTest {
             assertTrue(f.nodesAgree(), f.toString());
             // the load went on through the kill and the return
             assertTrue(f.callbacksAfterReturn() > 0, f.toString());
+            // the cluster survived the kill, so its state UUID (Baton's Galera epoch) stayed: no epoch change, no
+            // mark moved to reconciliation by one, and the failover audit reported nothing
+            assertEquals(f.epochBefore(), f.epochAfter(), f.toString());
+            assertEquals(0, f.epochChanges(), f.toString());
+            assertEquals(0, f.transitionsInDoubtReports(), f.toString());
         }
     }
 
@@ -111,7 +123,11 @@ class GaleraFailoverTest {
             double killToFirstSendSeconds,
             double killToFirstAppliedCallbackSeconds,
             double killToNodeSyncedSeconds,
-            boolean nodesAgree) {}
+            boolean nodesAgree,
+            String epochBefore,
+            String epochAfter,
+            int epochChanges,
+            int transitionsInDoubtReports) {}
 
     private static Figures run(GaleraCluster cluster) throws Exception {
         TestDatabase db = cluster.database();
@@ -132,6 +148,8 @@ class GaleraFailoverTest {
         AtomicInteger transientRetries = new AtomicInteger();
         AtomicInteger fencedRefused = new AtomicInteger();
         Set<Long> reconciledAsSent = ConcurrentHashMap.newKeySet();
+        AtomicInteger epochChanges = new AtomicInteger();
+        AtomicInteger transitionsInDoubt = new AtomicInteger();
 
         Set<Long> acknowledged = ConcurrentHashMap.newKeySet(); // callbacks Baton reported in the target state
         Map<Long, AtomicInteger> applied = new ConcurrentHashMap<>();
@@ -143,8 +161,20 @@ class GaleraFailoverTest {
 
         try (HikariDataSource pool = failoverPool(db)) {
             assertEquals("node" + KILLED, nodeName(pool), "the sequential URL writes to node " + KILLED);
+            String epochBefore = epoch(pool);
             Baton baton = Baton.builder(pool)
+                    .failoverAudit(Duration.ofSeconds(60))
                     .listener(new BatonListener() {
+                        @Override
+                        public void onEpochChange(EpochChange change) {
+                            epochChanges.incrementAndGet();
+                        }
+
+                        @Override
+                        public void onTransitionsInDoubt(TransitionsInDoubt report) {
+                            transitionsInDoubt.incrementAndGet();
+                        }
+
                         @Override
                         public void onClaim(String queue, int count) {
                             if (killed.get() != 0 && count > 0) {
@@ -282,7 +312,11 @@ class GaleraFailoverTest {
                         since(kill, firstSendAfterKill.get()),
                         since(kill, firstCallbackAfterKill.get()),
                         seconds(synced - kill),
-                        nodesAgree(cluster, jobs.name(), payments.name()));
+                        nodesAgree(cluster, jobs.name(), payments.name()),
+                        epochBefore,
+                        epoch(pool),
+                        epochChanges.get(),
+                        transitionsInDoubt.get());
                 System.out.println("GALERA FAILOVER FIGURES " + f);
                 watch.join(2_000);
                 System.out.println(cluster.logTails());
@@ -418,6 +452,13 @@ class GaleraFailoverTest {
         return out.toString();
     }
 
+    /** What Baton reads as the epoch of the node the pool writes to: the cluster's state UUID. */
+    private static String epoch(HikariDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            return MySqlDiagnostics.galeraEpoch(c).orElse("none");
+        }
+    }
+
     private static String nodeName(HikariDataSource pool) throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement();
@@ -459,28 +500,5 @@ class GaleraFailoverTest {
                 .retry(RetryPolicy.fixed(Duration.ofMillis(100)).maxAttempts(1_000))
                 .lease(Duration.ofSeconds(3))
                 .build();
-    }
-
-    private static double since(long start, long end) {
-        return end == 0 ? -1 : seconds(end - start);
-    }
-
-    private static double seconds(long nanos) {
-        return Math.round(nanos / 1e7) / 100.0;
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds) throws InterruptedException {
-        await(what, done, seconds, () -> "");
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds, java.util.function.Supplier<String> state)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + seconds + " s: " + what + "; " + state.get());
-            }
-            Thread.sleep(100);
-        }
     }
 }

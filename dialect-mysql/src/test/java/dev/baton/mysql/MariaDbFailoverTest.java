@@ -1,5 +1,8 @@
 package dev.baton.mysql;
 
+import static dev.baton.testkit.failover.Timing.await;
+import static dev.baton.testkit.failover.Timing.seconds;
+import static dev.baton.testkit.failover.Timing.since;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,8 +34,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -336,29 +337,6 @@ class MariaDbFailoverTest {
             return jobs.countBySync().getOrDefault(Sync.COMPLETED, 0);
         } catch (AssertionError | RuntimeException e) {
             return -1;
-        }
-    }
-
-    private static double since(long start, long end) {
-        return end == 0 ? -1 : seconds(end - start);
-    }
-
-    private static double seconds(long nanos) {
-        return Math.round(nanos / 1e7) / 100.0;
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds) throws InterruptedException {
-        await(what, done, seconds, () -> "");
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds, Supplier<String> state)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + seconds + " s: " + what + "; " + state.get());
-            }
-            Thread.sleep(100);
         }
     }
 }

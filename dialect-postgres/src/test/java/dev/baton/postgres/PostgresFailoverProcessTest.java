@@ -1,52 +1,25 @@
 package dev.baton.postgres;
 
+import static dev.baton.testkit.failover.WorkerProcessFailover.HELD;
+import static dev.baton.testkit.failover.WorkerProcessFailover.assertCommon;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
-import dev.baton.BatonListener;
-import dev.baton.ClaimQueue;
-import dev.baton.ClaimedRow;
-import dev.baton.LeaseResult;
 import dev.baton.SendDurability;
-import dev.baton.StateTable;
-import dev.baton.TransitionResult;
-import dev.baton.TransitionsInDoubt;
-import dev.baton.testkit.compat.FailoverWorkerMain;
-import dev.baton.testkit.compat.JobsTable;
-import dev.baton.testkit.compat.Payment;
-import dev.baton.testkit.compat.Sync;
-import dev.baton.testservers.JvmProcess;
+import dev.baton.testkit.failover.FailoverTopology;
+import dev.baton.testkit.failover.WorkerProcessFailover;
+import dev.baton.testkit.failover.WorkerProcessFailover.Figures;
 import dev.baton.testservers.PostgresCluster;
 import dev.baton.testservers.PostgresCluster.Replication;
-import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 24 with worker processes and a callback load: a PostgreSQL primary and streaming standby ({@link
- * PostgresCluster}), two worker JVMs ({@link FailoverWorkerMain}: the non-idempotent sink protocol, each call recorded
- * with its claim token and send token by a sink on the local PostgreSQL, which the failover does not touch) and two
+ * PostgresCluster}), two worker JVMs ({@link WorkerProcessFailover}, shared with the MariaDB suite: the non-idempotent sink protocol, each
+ * call recorded with its claim token and send token by a sink on the local PostgreSQL, which the failover does not
+ * touch) and two
  * callback threads in this JVM that apply the guarded transition Payment PENDING → PAID, each callback delivered twice.
  * The primary is killed ({@code kill -9}) and the standby promoted; in the lossy cases the standby stopped receiving WAL
  * 1.5 s before. The invariants are checked from the histories (the sink's calls, the rows' final tokens, the worker
@@ -68,23 +41,10 @@ import org.junit.jupiter.api.Test;
  * <p>Skipped only when the machine has no PostgreSQL server binaries (see {@link PostgresCluster#start}).
  */
 class PostgresFailoverProcessTest {
-    private static final int ROWS = 2_000;
-    private static final int KILL_AFTER_SENDS = 500;
-    private static final int CALLBACK_ROWS = 20_000;
-    private static final int JVMS = 2;
-    private static final int THREADS = 4;
-    private static final int BATCH = 20;
-    private static final int CALLBACK_THREADS = 2;
-    /** Rows this JVM claims on the old primary after the standby stopped receiving WAL: those claims are lost. */
-    private static final int HELD = 5;
-
-    private static final Duration LOST_WINDOW = Duration.ofMillis(1_500);
-
     @Test
     void aLosslessFailoverUnderWorkerJvmsAndCallbacksSendsNoRowTwiceAndLosesNoCallback() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.SYNC)) {
             Figures f = run(cluster, false, SendDurability.OFF);
-            assertCommon(f);
             assertEquals(0, f.doubleSends(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
             assertEquals(0, f.lostAcknowledgedTransitions(), f.toString());
@@ -102,7 +62,6 @@ class PostgresFailoverProcessTest {
     void aLossyFailoverUnderWorkerJvmsCountsDoubleSendsAgainstTheSendsInDoubtReported() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
             Figures f = run(cluster, true, SendDurability.OFF);
-            assertCommon(f);
             assertTrue(f.lostAcknowledgedTransitions() > 0, "the failover was lossy: " + f);
             assertTrue(f.lostMarks() > 0, "the JVMs found marks lost with the old primary: " + f);
             // the held rows' lost sends carried the same send token as the new claims' sends: the fenced sink refused
@@ -117,7 +76,6 @@ class PostgresFailoverProcessTest {
     void aLossyFailoverUnderWorkerJvmsWithDurableMarksRequiredSendsNoRowTwice() throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
             Figures f = run(cluster, true, SendDurability.REQUIRE);
-            assertCommon(f);
             assertEquals(0, f.doubleSends(), f.toString());
             assertEquals(0, f.marksNotKnownDurable(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
@@ -129,418 +87,12 @@ class PostgresFailoverProcessTest {
         }
     }
 
-    private static void assertCommon(Figures f) {
-        assertEquals(ROWS, f.rowsSent(), f.toString());
-        assertEquals(0, f.claimTokensSeenTwiceForOneRow(), f.toString());
-        assertEquals(0, f.staleCompletions(), f.toString());
-        assertEquals(f.timelineBefore() + 1, f.timelineAfter(), f.toString());
-        assertEquals(JVMS, f.epochChanges(), "each worker JVM saw the failover once: " + f);
-        assertTrue(f.callbacksAcknowledged() > 0, f.toString());
-        // the failover audit: every acknowledged callback lost with the old primary was reported by Baton, and only
-        // those
-        assertEquals(0, f.lostNotReported(), f.toString());
-        assertEquals(0, f.reportedNotLost(), f.toString());
-        assertEquals(f.transitionsInDoubtReported(), f.transitionIdsReported(), f.toString());
-        assertEquals(
-                f.lostAcknowledgedTransitions() + f.reportedThenReapplied(),
-                f.transitionsInDoubtReported(),
-                f.toString());
-    }
-
-    /** What one run measured. */
-    record Figures(
-            String mode,
-            int rowsSent,
-            int sends,
-            int doubleSends,
-            int doubleSendsFenced,
-            int sendTokenNotAbove,
-            int claimTokensSeenTwiceForOneRow,
-            int staleCompletions,
-            int reconciled,
-            int epochChanges,
-            int marksNotKnownDurable,
-            long lostMarks,
-            int heldSendTokenRepeated,
-            int heldResendsRefused,
-            int callbacksAcknowledged,
-            int callbacksAppliedTwice,
-            int callbacksFailed,
-            int lostAcknowledgedTransitions,
-            int transitionsAudited,
-            long transitionsInDoubtReported,
-            int transitionIdsReported,
-            int lostNotReported,
-            int reportedNotLost,
-            int reportedThenReapplied,
-            double killToPromotedSeconds,
-            double killToFirstClaimSeconds,
-            double sendsPerSecondBefore,
-            int timelineBefore,
-            int timelineAfter) {}
-
-    /** A call recorded by the sink, in the sink's order. */
-    record Call(long row, long claimToken, long sendToken, String process, boolean fenced) {}
-
+    /** The shared run with the sink on the local PostgreSQL; each promotion moves the timeline on by one. */
     private static Figures run(PostgresCluster cluster, boolean lossy, SendDurability durability) throws Exception {
-        TestDatabase db = cluster.database();
-        TestDatabase sinkDb = TestDatabases.postgresLocal();
-        JobsTable jobs = JobsTable.create(db, "pgf_jobs", true);
-        jobs.insert(1, ROWS, Payment.PAID);
-        JobsTable callbacks = JobsTable.create(db, "pgf_cb", false);
-        callbacks.insert(1, CALLBACK_ROWS, Payment.PENDING);
-        String sink = TestDatabases.uniqueName("pgf_sink");
-        for (String ddl : FailoverWorkerMain.sinkDdl(sink)) {
-            sinkDb.execute(ddl);
-        }
-        List<JvmProcess> workers = new ArrayList<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        List<Thread> callers = new ArrayList<>();
-        try (HikariDataSource pool = db.newDataSource(8);
-                HikariDataSource sinkPool = sinkDb.newDataSource(2)) {
-            for (int n = 1; n <= JVMS; n++) {
-                workers.add(JvmProcess.builder(FailoverWorkerMain.class)
-                        .name("w" + n)
-                        .jvmArgs("-Xmx192m", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-                        .args(
-                                db.jdbcUrl(),
-                                db.user(),
-                                jobs.name(),
-                                sinkDb.jdbcUrl(),
-                                sinkDb.user(),
-                                sink,
-                                durability.name(),
-                                "w" + n,
-                                String.valueOf(THREADS),
-                                String.valueOf(BATCH))
-                        .start());
-            }
-            // the failover audit: the callbacks' transitions, looked up on the new primary after the timeline moved
-            List<TransitionsInDoubt> audits = new CopyOnWriteArrayList<>();
-            Baton baton = Baton.builder(pool)
-                    .failoverAudit(Duration.ofSeconds(60))
-                    .listener(new BatonListener() {
-                        @Override
-                        public void onTransitionsInDoubt(TransitionsInDoubt report) {
-                            audits.add(report);
-                        }
-                    })
-                    .build();
-            // the held claims' queue: a lease long enough that their writes after the failover are not refused by the
-            // local deadline (TooLate) but reach the new primary's fence
-            ClaimQueue<Sync> queue = FailoverWorkerMain.queue(baton, jobs.name(), durability, Duration.ofSeconds(60));
-            StateTable<Payment> payments = baton.table(callbacks.name()).state("payment_status", Payment.MACHINE);
-            Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
-            Set<Long> appliedTwice = ConcurrentHashMap.newKeySet();
-            AtomicInteger failed = new AtomicInteger();
-            AtomicLong nextCallback = new AtomicLong(1);
-            for (int t = 0; t < CALLBACK_THREADS; t++) {
-                Thread caller = new Thread(
-                        () -> {
-                            long id;
-                            while (!stop.get() && (id = nextCallback.getAndIncrement()) <= CALLBACK_ROWS) {
-                                int applied = 0;
-                                for (int delivery = 0; delivery < 2; delivery++) { // each callback comes twice
-                                    try {
-                                        TransitionResult<Payment> r = payments.transition(
-                                                        id, Payment.PENDING, Payment.PAID)
-                                                .apply();
-                                        if (r instanceof TransitionResult.Applied) {
-                                            applied++;
-                                            acknowledged.add(id);
-                                        }
-                                    } catch (RuntimeException e) {
-                                        failed.incrementAndGet(); // not acknowledged: the gateway would call again
-                                    }
-                                }
-                                if (applied > 1) {
-                                    appliedTwice.add(id); // the first was lost: PENDING -> PAID applies once otherwise
-                                }
-                                pause(); // a gateway's pace, not a flood: the ids last the run
-                            }
-                        },
-                        "callback-" + t);
-                caller.start();
-                callers.add(caller);
-            }
-            for (JvmProcess w : workers) {
-                assertTrue(w.awaitLine("READY"::equals, Duration.ofSeconds(60)).isPresent(), tail(w));
-            }
-            long started = System.nanoTime();
-            await("the first " + KILL_AFTER_SENDS + " sends", () -> count(sinkDb, sink) >= KILL_AFTER_SENDS, 60);
-            double sendsPerSecond = Math.round(count(sinkDb, sink) / seconds(System.nanoTime() - started));
-            int timelineBefore = cluster.timeline();
-            List<ClaimedRow<Sync>> held = List.of();
-            if (lossy) {
-                cluster.detachStandby();
-                // claims made now exist only on the primary that is about to die
-                held = queue.claim(HELD);
-                assertEquals(HELD, held.size());
-                if (durability == SendDurability.OFF) {
-                    for (ClaimedRow<Sync> row : held) {
-                        assertInstanceOf(LeaseResult.Done.class, queue.markSending(row));
-                        FailoverWorkerMain.send(sinkPool, sink, row.longId(), row.token(), row.sendToken(), "held");
-                    }
-                }
-                Thread.sleep(LOST_WINDOW.toMillis());
-            }
-            long killWall = System.currentTimeMillis();
-            long kill = System.nanoTime();
-            cluster.killPrimary();
-            cluster.promoteStandby();
-            long promoted = System.nanoTime();
-            cluster.rebuildStandby();
-            await(
-                    "every row completed on the new primary",
-                    () -> jobs.countBySync().getOrDefault(Sync.COMPLETED, 0) == ROWS,
-                    60,
-                    () -> "by state " + jobs.countBySync() + "\n" + tail(workers.get(0)) + "\n" + tail(workers.get(1)));
-            stop.set(true);
-            for (Thread caller : callers) {
-                caller.join(30_000);
-            }
-            int timelineAfter = cluster.timeline();
-            await(
-                    "the failover audit's report of the callbacks",
-                    () -> audits.stream().anyMatch(r -> r.table().equals(callbacks.name())),
-                    15,
-                    audits::toString);
-
-            // contract item 3: the lost claims' tokens cannot write on the new primary, where the rows were claimed
-            // again (and completed) under other tokens
-            Map<Long, String> guids = guids(db, jobs.name());
-            for (ClaimedRow<Sync> row : held) {
-                assertTrue(
-                        !guids.get(row.longId()).endsWith(":" + row.token()),
-                        "row " + row.longId() + " completed under the lost claim's token");
-                assertInstanceOf(LeaseResult.LeaseLost.class, queue.markSending(row), row.toString());
-                assertInstanceOf(LeaseResult.LeaseLost.class, queue.complete(row, Sync.COMPLETED), row.toString());
-            }
-
-            List<Call> calls = calls(sinkDb, sink);
-            Map<Long, List<Call>> byRow = new HashMap<>();
-            // a claim token is drawn per claim (one batch of rows shares it): issued twice for one row is a row that
-            // shows the same token in two calls
-            Map<List<Long>, Integer> byRowAndClaimToken = new HashMap<>();
-            for (Call c : calls) {
-                byRow.computeIfAbsent(c.row(), k -> new ArrayList<>()).add(c);
-                byRowAndClaimToken.merge(List.of(c.row(), c.claimToken()), 1, Integer::sum);
-            }
-            int doubles = 0;
-            int doublesFenced = 0;
-            int notAbove = 0;
-            for (List<Call> list : byRow.values()) {
-                // the held rows' lost calls ("held": a process that died with the old primary) are counted apart
-                doubles +=
-                        list.stream().filter(c -> !c.process().equals("held")).count() > 1 ? 1 : 0;
-                doublesFenced += list.stream().filter(Call::fenced).count() > 1 ? 1 : 0;
-                long high = 0;
-                for (Call c : list) {
-                    notAbove += c.sendToken() <= high ? 1 : 0;
-                    high = Math.max(high, c.sendToken());
-                }
-            }
-            int tokensTwice = (int)
-                    byRowAndClaimToken.values().stream().filter(n -> n > 1).count();
-            int stale = 0;
-            int reconciled = 0;
-            for (Map.Entry<Long, String> e : guids.entrySet()) {
-                String guid = e.getValue();
-                if ("reconciled".equals(guid)) {
-                    reconciled++;
-                    continue;
-                }
-                List<Call> list = byRow.get(e.getKey());
-                long token = Long.parseLong(guid.substring(guid.indexOf(':') + 1));
-                if (list == null || list.get(list.size() - 1).claimToken() != token) {
-                    stale++;
-                    System.out.println("STALE COMPLETION row " + e.getKey() + " guid " + guid + " calls " + list);
-                }
-            }
-            int heldRefused = 0;
-            int heldSendTokenRepeated = 0;
-            for (ClaimedRow<Sync> row : held) {
-                for (Call c : byRow.getOrDefault(row.longId(), List.of())) {
-                    if (c.process().equals("held")) {
-                        continue;
-                    }
-                    // the lost claim's token is never issued again for its row
-                    assertNotEquals(row.token(), c.claimToken(), "row " + row.longId());
-                    if (c.sendToken() == row.sendToken()) {
-                        heldSendTokenRepeated++; // the row's attempts went back with the lost claim
-                        heldRefused += c.fenced() ? 0 : 1;
-                    }
-                }
-            }
-            Set<Long> paid = paid(db, callbacks.name());
-            Set<Long> lostAcknowledged = new HashSet<>(acknowledged);
-            lostAcknowledged.removeAll(paid);
-            long reportedLost = 0;
-            int audited = 0;
-            Set<Long> reported = new HashSet<>();
-            for (TransitionsInDoubt r : audits) {
-                if (r.table().equals(callbacks.name())) {
-                    System.out.println("FAILOVER AUDIT REPORT " + r.table() + " " + r.from() + " -> " + r.to()
-                            + " recorded " + r.recorded() + " lost " + r.lost() + " untracked " + r.untracked());
-                    reportedLost += r.lost();
-                    audited += r.recorded();
-                    r.lostIds().forEach(id -> reported.add(((Number) id).longValue()));
-                }
-            }
-            // every lost acknowledged callback reported; every reported one lost (still PENDING, or applied again by
-            // its second delivery on the new primary after the audit's look-up)
-            Set<Long> lostNotReported = new HashSet<>(lostAcknowledged);
-            lostNotReported.removeAll(reported);
-            Set<Long> reportedNotLost = new HashSet<>(reported);
-            reportedNotLost.removeAll(lostAcknowledged);
-            reportedNotLost.removeAll(appliedTwice);
-            Set<Long> reportedReapplied = new HashSet<>(reported);
-            reportedReapplied.retainAll(appliedTwice);
-
-            int changes = 0;
-            int notKnownDurable = 0;
-            long lostMarks = 0;
-            long firstClaim = Long.MAX_VALUE;
-            for (JvmProcess w : workers) {
-                boolean changed = false;
-                for (String line : w.outputLines()) {
-                    String[] p = line.split(" ");
-                    if (p[0].equals("EPOCH") && p.length == 5) {
-                        changed = true; // printed before the first claim on the new primary
-                        changes++;
-                        notKnownDurable += Integer.parseInt(p[3]);
-                        lostMarks += Long.parseLong(p[4]);
-                        System.out.println("FAILOVER PROCESS REPORT " + w + ": " + line);
-                    } else if (p[0].equals("CLAIM") && p.length == 3) {
-                        if (changed) {
-                            firstClaim = Math.min(firstClaim, Long.parseLong(p[1]));
-                        }
-                    }
-                }
-            }
-            Figures f = new Figures(
-                    (lossy ? "KILL_LOSSY " : "KILL ") + cluster.replication() + " sendDurability " + durability,
-                    byRow.size(),
-                    calls.size(),
-                    doubles,
-                    doublesFenced,
-                    notAbove,
-                    tokensTwice,
-                    stale,
-                    reconciled,
-                    changes,
-                    notKnownDurable,
-                    lostMarks,
-                    heldSendTokenRepeated,
-                    heldRefused,
-                    acknowledged.size(),
-                    appliedTwice.size(),
-                    failed.get(),
-                    lostAcknowledged.size(),
-                    audited,
-                    reportedLost,
-                    reported.size(),
-                    lostNotReported.size(),
-                    reportedNotLost.size(),
-                    reportedReapplied.size(),
-                    seconds(promoted - kill),
-                    firstClaim == Long.MAX_VALUE ? -1 : (firstClaim - killWall) / 1000.0,
-                    sendsPerSecond,
-                    timelineBefore,
-                    timelineAfter);
-            System.out.println("FAILOVER PROCESS FIGURES " + f);
-            return f;
-        } finally {
-            stop.set(true);
-            for (Thread caller : callers) {
-                caller.join(30_000);
-            }
-            workers.forEach(JvmProcess::close);
-            sinkDb.dropTableIfExists(sink);
-            sinkDb.dropTableIfExists(sink + "_fence");
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int count(TestDatabase db, String table) {
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
-            rs.next();
-            return rs.getInt(1);
-        } catch (SQLException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static List<Call> calls(TestDatabase db, String sink) throws SQLException {
-        List<Call> out = new ArrayList<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT row_id, claim_token, send_token, process, fenced FROM " + sink + " ORDER BY seq")) {
-            while (rs.next()) {
-                out.add(new Call(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getString(4), rs.getBoolean(5)));
-            }
-        }
-        return out;
-    }
-
-    /** The completed rows' {@code third_party_guid}: {@code <process>:<claim token>}, or {@code reconciled}. */
-    private static Map<Long, String> guids(TestDatabase db, String table) throws SQLException {
-        Map<Long, String> out = new HashMap<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, third_party_guid FROM " + table + " WHERE sync_status = "
-                        + Sync.COMPLETED.code())) {
-            while (rs.next()) {
-                out.put(rs.getLong(1), rs.getString(2));
-            }
-        }
-        return out;
-    }
-
-    private static Set<Long> paid(TestDatabase db, String table) throws SQLException {
-        Set<Long> out = new HashSet<>();
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery("SELECT id FROM " + table + " WHERE payment_status = " + Payment.PAID.code())) {
-            while (rs.next()) {
-                out.add(rs.getLong(1));
-            }
-        }
-        return out;
-    }
-
-    private static double seconds(long nanos) {
-        return Math.round(nanos / 1e7) / 100.0;
-    }
-
-    private static String tail(JvmProcess p) {
-        List<String> lines = p.outputLines();
-        return p + "\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds) throws InterruptedException {
-        await(what, done, seconds, () -> "");
-    }
-
-    private static void await(String what, BooleanSupplier done, int seconds, java.util.function.Supplier<String> state)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + seconds + " s: " + what + "; " + state.get());
-            }
-            Thread.sleep(100);
-        }
+        Figures f = WorkerProcessFailover.run(
+                FailoverTopology.of(cluster), TestDatabases.postgresLocal(), "pgf_", lossy, durability);
+        assertCommon(f);
+        assertEquals(Integer.parseInt(f.epochBefore()) + 1, Integer.parseInt(f.epochAfter()), f.toString());
+        return f;
     }
 }

@@ -1,4 +1,4 @@
-package dev.baton.testkit.compat;
+package dev.baton.testkit.failover;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -13,6 +13,8 @@ import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
 import dev.baton.StateTable;
 import dev.baton.Worker;
+import dev.baton.testkit.compat.Payment;
+import dev.baton.testkit.compat.Sync;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,9 +26,10 @@ import javax.sql.DataSource;
 /**
  * A worker process of the failover process suite (issue 24): one {@link Worker} on the seed's queue with a
  * non-idempotent sink over {@code table} on the cluster, whose handler sends each row to a sink that is not on the
- * cluster (tables on another server, so the record survives the failover): a plain sink that keeps every call with its
- * claim token and send token, and a fenced one that keeps the highest {@link ClaimedRow#sendToken()} per row and
- * refuses a call whose token is not above it. The completion stores {@code <process>:<claim token>} in the row's
+ * cluster ({@link FailoverSink}: tables on another server, so the record survives the failover): a plain sink that keeps
+ * every call with its claim token and send token, and a fenced one that keeps the highest {@link
+ * ClaimedRow#sendToken()} per row and refuses a call whose token is not above it. Nothing in it is particular to one
+ * database: the cluster and the sink may be PostgreSQL or MariaDB. The completion stores {@code <process>:<claim token>} in the row's
  * {@code third_party_guid}, so the test can tell which claim's fenced write completed the row. The reconcile hook
  * raises the fenced sink's fence to the row's attempts, then answers from the plain sink.
  *
@@ -76,7 +79,7 @@ public final class FailoverWorkerMain {
                     .pollInterval(Duration.ofMillis(10), Duration.ofMillis(100))
                     .sweepInterval(Duration.ofMillis(500))
                     .handle(row -> {
-                        send(sinkDs, sink, row.longId(), row.token(), row.sendToken(), process);
+                        FailoverSink.send(sinkDs, sink, row.longId(), row.token(), row.sendToken(), process);
                         return Outcome.<Sync>complete(Sync.COMPLETED)
                                 .set("third_party_guid", process + ":" + row.token());
                     })
@@ -112,64 +115,6 @@ public final class FailoverWorkerMain {
                 .build();
     }
 
-    /** The sink's tables: {@code <sink>} (every call) and {@code <sink>_fence} (the highest send token per row). */
-    public static String[] sinkDdl(String sink) {
-        return new String[] {
-            "CREATE TABLE " + sink + " (seq BIGSERIAL PRIMARY KEY, row_id BIGINT NOT NULL, claim_token BIGINT NOT NULL,"
-                    + " send_token BIGINT NOT NULL, process VARCHAR(20) NOT NULL, fenced BOOLEAN NOT NULL)",
-            "CREATE TABLE " + sink + "_fence (row_id BIGINT PRIMARY KEY, high BIGINT NOT NULL)"
-        };
-    }
-
-    /**
-     * One call: recorded by the plain sink; the fenced sink accepts it only if {@code sendToken} is above the row's
-     * fence, which it then raises. One transaction on the sink's server, the fence row locked.
-     */
-    public static void send(DataSource sinkDs, String sink, long id, long claimToken, long sendToken, String process)
-            throws SQLException {
-        try (Connection c = sinkDs.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO " + sink + "_fence (row_id, high) VALUES (?, 0) ON CONFLICT (row_id) DO NOTHING")) {
-                ps.setLong(1, id);
-                ps.executeUpdate();
-            }
-            long high;
-            try (PreparedStatement ps =
-                    c.prepareStatement("SELECT high FROM " + sink + "_fence WHERE row_id = ? FOR UPDATE")) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    high = rs.getLong(1);
-                }
-            }
-            boolean accepted = sendToken > high;
-            if (accepted) {
-                raise(c, sink, id, sendToken);
-            }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + sink
-                    + " (row_id, claim_token, send_token, process, fenced) VALUES (?, ?, ?, ?, ?)")) {
-                ps.setLong(1, id);
-                ps.setLong(2, claimToken);
-                ps.setLong(3, sendToken);
-                ps.setString(4, process);
-                ps.setBoolean(5, accepted);
-                ps.executeUpdate();
-            }
-            c.commit();
-        }
-    }
-
-    private static void raise(Connection c, String sink, long id, long to) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("UPDATE " + sink + "_fence SET high = ? WHERE row_id = ? AND high < ?")) {
-            ps.setLong(1, to);
-            ps.setLong(2, id);
-            ps.setLong(3, to);
-            ps.executeUpdate();
-        }
-    }
-
     /** Raises the fence to the row's attempts on the writer (every send of the row so far), then asks the sink. */
     private static Outcome<Sync> reconcile(DataSource ds, String table, DataSource sinkDs, String sink, long id)
             throws SQLException {
@@ -182,32 +127,9 @@ public final class FailoverWorkerMain {
                 attempts = rs.getLong(1);
             }
         }
-        try (Connection c = sinkDs.getConnection()) {
-            c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO " + sink + "_fence (row_id, high) VALUES (?, 0) ON CONFLICT (row_id) DO NOTHING")) {
-                ps.setLong(1, id);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps =
-                    c.prepareStatement("SELECT high FROM " + sink + "_fence WHERE row_id = ? FOR UPDATE")) {
-                ps.setLong(1, id);
-                ps.executeQuery().close();
-            }
-            raise(c, sink, id, attempts);
-            int found;
-            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + sink + " WHERE row_id = ?")) {
-                ps.setLong(1, id);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    found = rs.getInt(1);
-                }
-            }
-            c.commit();
-            return found > 0
-                    ? Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "reconciled")
-                    : Outcome.release();
-        }
+        return FailoverSink.raiseAndFind(sinkDs, sink, id, attempts)
+                ? Outcome.<Sync>complete(Sync.COMPLETED).set("third_party_guid", "reconciled")
+                : Outcome.release();
     }
 
     private static HikariDataSource pool(String url, String user, int size) {
