@@ -47,6 +47,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     private String keyLimitColumn;
     private int keyLimit;
     private String groupColumn;
+    private GroupWeights groupWeights = GroupWeights.none();
     private String priorityColumn;
     private RateLimit rateLimit;
     private SendDurability sendDurability = SendDurability.OFF;
@@ -242,16 +243,37 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Serves the values of {@code groupColumn} (e.g. a tenant) round-robin: a claim of {@code n} rows takes the first
      * eligible row of every group that has one, then the second of each, and so on, in the queue's order within a
-     * group; so a group with ten rows is served while another has a million waiting. Each claim ranks every eligible
-     * row (a window function partitioned by the group), so its cost grows with the backlog; it keeps the first 4 × n
-     * of each group, and picks and locks the best-ranked rows as any claim does ({@code SKIP LOCKED}): claims run side
-     * by side. No weight per group.
+     * group; so a group with ten rows is served while another has a million waiting. A claim reads the queue group by
+     * group through an index with the group before the queue's order ({@link ClaimQueue#suggestedIndex()}), ranking at
+     * most the first 4 × n rows of each group, and picks and locks the best-ranked rows as any claim does ({@code SKIP
+     * LOCKED}): claims run side by side (with a priority or a per-key limit as well, each claim ranks every eligible
+     * row instead, so its cost grows with the backlog). Every group has weight 1: see {@link #fairAcross(String,
+     * GroupWeights)}.
      *
      * @param groupColumn the group column
      * @throws InvalidIdentifierException if the column is not a plain identifier
      */
     public ClaimQueueBuilder<S> fairAcross(String groupColumn) {
+        return fairAcross(groupColumn, GroupWeights.none());
+    }
+
+    /**
+     * Serves the values of {@code groupColumn} round-robin as {@link #fairAcross(String)} does, with a weight per group:
+     * in each turn a group of weight {@code w} takes up to {@code w} rows (in the queue's order) where a group without a
+     * weight takes one, and the rows of one turn are claimed in the queue's order. A group that has fewer rows than its
+     * weight takes what it has and gives no turn of its own to the others.
+     *
+     * <pre>{@code
+     * .fairAcross("tenant_id", GroupWeights.of(Map.of("gold", 3))) // gold: 3 rows per turn, every other tenant 1
+     * }</pre>
+     *
+     * @param groupColumn the group column
+     * @param weights the weights of some groups ({@link GroupWeights#none()} for none)
+     * @throws InvalidIdentifierException if the column is not a plain identifier
+     */
+    public ClaimQueueBuilder<S> fairAcross(String groupColumn, GroupWeights weights) {
         this.groupColumn = Identifiers.check(groupColumn);
+        this.groupWeights = Objects.requireNonNull(weights, "weights");
         return this;
     }
 
@@ -436,7 +458,8 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 errorColumn,
                 ageColumn,
                 orderKeyColumn,
-                new QueueDefinition.Shaping(keyLimitColumn, keyLimit, groupColumn, priorityColumn, rateLimit),
+                new QueueDefinition.Shaping(
+                        keyLimitColumn, keyLimit, groupColumn, groupWeights, priorityColumn, rateLimit),
                 sendDurability,
                 sendDurabilityWait));
     }

@@ -83,6 +83,7 @@ class NullnessAnnotationsTest {
             "dev.baton.Message#<init>(String,byte[],String,String,Map) param 3",
             "dev.baton.Message#dedupKey() returns",
             "dev.baton.Message#dedupKey(String) param 0",
+            "dev.baton.GroupWeights#equals(Object) param 0",
             "dev.baton.Message#equals(Object) param 0",
             "dev.baton.Message#key() returns",
             "dev.baton.Message#key(String) param 0",

@@ -1,6 +1,10 @@
 package dev.baton.spi;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -158,25 +162,71 @@ public final class BatchUpdateSpec {
 
     /**
      * The candidates of a round-robin claim, by their parts: the rows {@code eligible} admits, the first {@code
-     * perGroup} of each value of {@code groupColumn} (NULL being one group) in {@code order}, ranked 1, 2, … within
-     * their group in that order. An index on ({@link #orderBy()}), which then holds the group before the order, serves
-     * both reading the distinct groups (each the next group after the last, one index probe) and each group's first
-     * rows.
+     * perGroup} of each value of {@code groupColumn} (NULL being one group) in {@code order}, ranked by their turn within
+     * their group in that order ({@link #turn}: 1, 2, … without weights). An index on ({@link #orderBy()}), which then
+     * holds the group before the order, serves both reading the distinct groups (each the next group after the last,
+     * one index probe) and each group's first rows.
      *
      * @param groupColumn the quoted group column
      * @param eligible the guard of a candidate, over unqualified columns of the table
      * @param order the quoted order within a group, ascending
      * @param perGroup the most rows of one group a claim ranks
+     * @param weights the weights of some groups (group value to 1..1000; others weigh 1), bound as parameters
      */
-    public record FairGroups(String groupColumn, SqlFragment eligible, List<String> order, int perGroup) {
-        /** Copies {@code order}. */
+    public record FairGroups(
+            String groupColumn, SqlFragment eligible, List<String> order, int perGroup, Map<Object, Integer> weights) {
+        /** Copies {@code order} and {@code weights}. */
         public FairGroups {
             Objects.requireNonNull(groupColumn, "groupColumn");
             Objects.requireNonNull(eligible, "eligible");
             order = List.copyOf(order);
+            weights = Collections.unmodifiableMap(new LinkedHashMap<>(weights));
             if (order.isEmpty() || perGroup < 1) {
                 throw new IllegalArgumentException("fair groups need an order and perGroup >= 1");
             }
+            for (Integer w : weights.values()) {
+                if (w == null || w < 1) {
+                    throw new IllegalArgumentException("a group weight must be at least 1, was " + w);
+                }
+            }
+        }
+
+        /** Round-robin without weights. */
+        public FairGroups(String groupColumn, SqlFragment eligible, List<String> order, int perGroup) {
+            this(groupColumn, eligible, order, perGroup, Map.of());
+        }
+
+        /**
+         * The turn of a row within its group: {@code rowNumber} (its place in the group, from 1) without weights, else
+         * {@code (rowNumber + w - 1) / w} in integers, {@code w} being the weight of the row's group ({@code CASE group
+         * WHEN ? THEN ? … ELSE 1 END}, twice, its values bound): a group of weight 3 has its first three rows in turn
+         * 1. Rows of one turn then follow the queue's order.
+         *
+         * @param rowNumber the place of the row within its group, from 1
+         * @param group an expression of the row's group value (NULL has weight 1)
+         * @param sql the dialect's vocabulary, for the integer quotient
+         */
+        public SqlFragment turn(String rowNumber, String group, SqlVocabulary sql) {
+            return weightedTurn(weights, rowNumber, group, sql);
+        }
+
+        /** {@link #turn} over any weights: the ranking of every candidate uses it as the bounded read does. */
+        public static SqlFragment weightedTurn(
+                Map<Object, Integer> weights, String rowNumber, String group, SqlVocabulary sql) {
+            if (weights.isEmpty()) {
+                return SqlFragment.of(rowNumber);
+            }
+            StringBuilder w = new StringBuilder("CASE ").append(group);
+            List<Object> binds = new ArrayList<>();
+            for (Map.Entry<Object, Integer> e : weights.entrySet()) {
+                w.append(" WHEN ? THEN ?");
+                binds.add(e.getKey());
+                binds.add(e.getValue());
+            }
+            w.append(" ELSE 1 END");
+            List<Object> twice = new ArrayList<>(binds);
+            twice.addAll(binds);
+            return new SqlFragment(sql.integerQuotient(rowNumber + " + " + w + " - 1", w.toString()), twice);
         }
     }
 

@@ -93,6 +93,18 @@ public interface SqlVocabulary {
     }
 
     /**
+     * The quotient of two non-negative integer expressions, rounded down: {@code (a) / (b)} by default (PostgreSQL and
+     * SQL Server divide integers so); MySQL and MariaDB, whose {@code /} gives a decimal, use {@code DIV}. A weighted
+     * round-robin claim's turn is one ({@link BatchUpdateSpec.FairGroups#turn}).
+     *
+     * @param dividend an integer expression, at least 0
+     * @param divisor an integer expression, at least 1
+     */
+    default String integerQuotient(String dividend, String divisor) {
+        return "(" + dividend + ") / (" + divisor + ")";
+    }
+
+    /**
      * The guard {@code column IN (codes)} on a state column, with the codes as literals ({@link #codeLiteral}). A
      * database whose default collation compares strings loosely (MySQL and MariaDB ignore case and trailing spaces)
      * must make the match exact, so that a stored {@code 'PAID '} or {@code 'paid'} never passes for {@code 'PAID'}.

@@ -4,6 +4,7 @@ import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.SqlVocabulary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLTransientException;
@@ -20,6 +21,8 @@ import java.util.Map;
  * runs EXPLAIN to prove it, {@link MySqlDiagnostics}).
  */
 final class MySqlBatchUpdate {
+    private static final SqlVocabulary SQL = new MySqlSql();
+
     private MySqlBatchUpdate() {}
 
     /** The first statement: the locking read that picks the batch. */
@@ -80,6 +83,7 @@ final class MySqlBatchUpdate {
         String firstGroupSql = fair == null ? null : nextGroup(spec, fair, true);
         String nextGroupSql = fair == null ? null : nextGroup(spec, fair, false);
         String[] fairPickByCount = new String[FAIR_GROUPS];
+        List<Object> weightBinds = fair == null ? List.of() : fairTurn(fair).binds();
         if (ranked) {
             List<String> all = new ArrayList<>();
             all.add(rankedSql);
@@ -135,7 +139,8 @@ final class MySqlBatchUpdate {
                             rankSql = fairPick(spec, fair, g);
                             fairPickByCount[g] = rankSql; // benign race: every thread computes the same string
                         }
-                        List<Object> fairBinds = new ArrayList<>(eligible);
+                        List<Object> fairBinds = new ArrayList<>(SqlFragment.resolve(weightBinds, args));
+                        fairBinds.addAll(eligible);
                         for (Object group : groups) {
                             fairBinds.addAll(eligible);
                             fairBinds.add(group);
@@ -247,8 +252,9 @@ final class MySqlBatchUpdate {
     /**
      * The ranked read of a round-robin claim over {@code groups} known groups: the first {@code perGroup} eligible
      * rows of each (one ordered, limited subquery per group, which the index serves without reading the rest of the
-     * group: MariaDB has no LATERAL), and of the NULL group, ranked within their group; then picked as
-     * {@link BatchUpdateSpec#rankedPickSql(String)} does. Binds: the eligible guard's (NULL group), then for each
+     * group: MariaDB has no LATERAL), and of the NULL group, ranked by their turn within their group ({@link
+     * #fairTurn}); then picked as {@link BatchUpdateSpec#rankedPickSql(String)} does. Binds: the weights' ({@link
+     * #fairTurn}), then the eligible guard's (NULL group), then for each
      * group the eligible guard's and the group, then the pick guard's. As on PostgreSQL, the best {@code perGroup}
      * of them in round-robin order are the candidates.
      */
@@ -261,6 +267,9 @@ final class MySqlBatchUpdate {
         for (int i = 0; i < f.order().size(); i++) {
             columns.add(f.order().get(i) + " AS baton_o" + (i + 1));
             rankOrder.add("baton_o" + (i + 1));
+        }
+        if (!f.weights().isEmpty()) {
+            columns.add(g + " AS baton_value"); // the group's value, which its weight names (baton_group numbers it)
         }
         String cols = String.join(", ", columns);
         // the order alone: MariaDB sorts a group's rows ordered by the group too, though it is one value (seen for IS
@@ -290,11 +299,25 @@ final class MySqlBatchUpdate {
                     .append(" = ?")
                     .append(tail);
         }
-        String candidates = "SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY "
-                + String.join(", ", rankOrder) + ") AS baton_rank FROM (" + union
+        String candidates = "SELECT baton_id, " + fairTurn(f).sql() + " AS baton_rank FROM (" + union
                 + ") baton_per_group ORDER BY baton_rank, "
                 + String.join(", ", rankOrder) + " LIMIT " + f.perGroup();
         return spec.rankedPickSql(spec.tableReference() + "." + spec.idColumn(), candidates) + " LIMIT " + spec.limit();
+    }
+
+    /**
+     * The turn of a row of the round-robin read ({@link #fairPick}): its place within its group, or with weights the
+     * place divided by its group's weight ({@link BatchUpdateSpec.FairGroups#turn}); binds: the weights'.
+     */
+    static SqlFragment fairTurn(BatchUpdateSpec.FairGroups f) {
+        List<String> rankOrder = new ArrayList<>();
+        for (int i = 0; i < f.order().size(); i++) {
+            rankOrder.add("baton_o" + (i + 1));
+        }
+        return f.turn(
+                "ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY " + String.join(", ", rankOrder) + ")",
+                "baton_value",
+                SQL);
     }
 
     /** Sorts the locked ids (and their values) into the order the ranked read gave them. */

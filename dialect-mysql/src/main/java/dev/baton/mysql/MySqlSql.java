@@ -78,6 +78,15 @@ final class MySqlSql implements SqlVocabulary {
     }
 
     /**
+     * {@code DIV}: {@code /} gives a decimal of {@code div_precision_increment} digits, which a session may set to 0
+     * (then {@code 2 / 3} rounds to 1).
+     */
+    @Override
+    public String integerQuotient(String dividend, String divisor) {
+        return "(" + dividend + ") DIV (" + divisor + ")";
+    }
+
+    /**
      * False: in a correlated subquery MariaDB 10.11 seeks {@code (msg_key, status, id)} by {@code msg_key} alone when
      * the status is a list (EXPLAIN: {@code ref}, key length of the key column only) and reads the key's delivered rows
      * too; an outbox claim with a million delivered rows took about 20 ms more per million (bench {@code outbox-purge}).

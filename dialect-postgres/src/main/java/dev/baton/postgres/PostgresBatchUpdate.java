@@ -4,6 +4,7 @@ import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.SqlVocabulary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * so a generic plan PostgreSQL makes or re-makes for it is made for a table with a backlog, never for an empty one.
  */
 final class PostgresBatchUpdate {
+    private static final SqlVocabulary SQL = new PostgresSql();
+
     private PostgresBatchUpdate() {}
 
     /**
@@ -31,7 +34,8 @@ final class PostgresBatchUpdate {
      * rather than a scan: a loose index scan), then a LATERAL subquery reads the first {@code perGroup} rows of each
      * group in order, and NULL, a group of its own, is read apart (ordered by the group too, so the index gives the
      * order: PostgreSQL sorts {@code IS NULL} rows otherwise). The window that ranks them sees at most {@code
-     * perGroup} rows per group, however long a group's backlog. The best {@code perGroup} of them in round-robin order
+     * perGroup} rows per group, however long a group's backlog; it ranks by turn ({@link BatchUpdateSpec.FairGroups#turn}:
+     * the place in the group, or with weights the place divided by the group's weight). The best {@code perGroup} of them in round-robin order
      * are the candidates: the same room for claims running at once as the window's, and a row count the planner can
      * see, so it joins them to the table by the primary key (without the limit it merge-joined a full scan of the
      * primary key at 1,000,000 rows).
@@ -47,23 +51,29 @@ final class PostgresBatchUpdate {
             columns.add(f.order().get(i) + " AS baton_o" + (i + 1));
             rankOrder.add("baton_per_group.baton_o" + (i + 1));
         }
+        SqlFragment turn = f.turn(
+                "ROW_NUMBER() OVER (PARTITION BY baton_per_group.baton_group ORDER BY " + String.join(", ", rankOrder)
+                        + ")",
+                "baton_per_group.baton_group",
+                SQL);
         String firstRows = "SELECT " + String.join(", ", columns) + " FROM " + t + " WHERE " + e
                 + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", f.order()) + " LIMIT " + f.perGroup();
         String sql = "WITH RECURSIVE baton_groups(baton_group) AS ((SELECT " + g + " FROM " + t + " WHERE " + e
                 + " AND " + g + " IS NOT NULL ORDER BY " + g + " LIMIT 1) UNION ALL SELECT (SELECT " + g + " FROM " + t
                 + " WHERE " + e + " AND " + g + " > baton_groups.baton_group ORDER BY " + g + " LIMIT 1) FROM"
                 + " baton_groups WHERE baton_groups.baton_group IS NOT NULL)"
-                + " SELECT baton_per_group.baton_id, ROW_NUMBER() OVER (PARTITION BY baton_per_group.baton_group"
-                + " ORDER BY " + String.join(", ", rankOrder) + ") AS baton_rank FROM (SELECT"
+                + " SELECT baton_per_group.baton_id, " + turn.sql() + " AS baton_rank FROM (SELECT"
                 + " baton_groups.baton_group, baton_rows.* FROM baton_groups CROSS JOIN LATERAL ("
                 + firstRows.replace("\u0000", g + " = baton_groups.baton_group") + ") baton_rows"
                 + " UNION ALL SELECT NULL, baton_nulls.* FROM (" + firstRows.replace("\u0000", g + " IS NULL")
                 + ") baton_nulls) baton_per_group ORDER BY baton_rank, " + String.join(", ", rankOrder) + " LIMIT "
                 + f.perGroup();
         List<Object> binds = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            binds.addAll(f.eligible().binds());
-        }
+        binds.addAll(f.eligible().binds()); // the first group
+        binds.addAll(f.eligible().binds()); // the next group
+        binds.addAll(turn.binds()); // the weights, if any
+        binds.addAll(f.eligible().binds()); // each group's first rows
+        binds.addAll(f.eligible().binds()); // the NULL group's
         return new SqlFragment(sql, binds);
     }
 

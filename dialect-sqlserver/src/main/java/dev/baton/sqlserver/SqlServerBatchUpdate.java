@@ -4,6 +4,7 @@ import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.SqlVocabulary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * later fails one run with error 334, and the run after asks again.
  */
 final class SqlServerBatchUpdate {
+    private static final SqlVocabulary SQL = new SqlServerSql();
+
     private SqlServerBatchUpdate() {}
 
     static BatchUpdate render(BatchUpdateSpec spec) {
@@ -78,6 +81,10 @@ final class SqlServerBatchUpdate {
                 columns.add(fair.order().get(i) + " AS baton_o" + (i + 1));
                 rankOrder.add("baton_o" + (i + 1));
             }
+            SqlFragment turn = fair.turn(
+                    "ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY " + String.join(", ", rankOrder) + ")",
+                    "baton_group",
+                    SQL);
             String firstRows = "SELECT TOP (" + fair.perGroup() + ") " + String.join(", ", columns) + " FROM " + t
                     + " WHERE " + e + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", fair.order());
             before = "WITH baton_groups(baton_group) AS (SELECT TOP (1) " + g + " FROM " + t + " WHERE " + e + " AND "
@@ -86,8 +93,8 @@ final class SqlServerBatchUpdate {
                     + t + " JOIN baton_groups ON " + t + "." + g + " > baton_groups.baton_group WHERE " + e
                     + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (" + spec.limit() + ") "
                     + spec.tableReference() + ".* FROM " + t + hints + " JOIN (SELECT TOP (" + fair.perGroup()
-                    + ") baton_id, baton_rank FROM (SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER"
-                    + " BY " + String.join(", ", rankOrder) + ") AS baton_rank, " + String.join(", ", rankOrder)
+                    + ") baton_id, baton_rank FROM (SELECT baton_id, " + turn.sql() + " AS baton_rank, "
+                    + String.join(", ", rankOrder)
                     + " FROM (SELECT baton_groups.baton_group, baton_first.* FROM baton_groups CROSS APPLY ("
                     + firstRows.replace("\u0000", g + " = baton_groups.baton_group") + ") baton_first UNION ALL"
                     + " SELECT NULL, baton_nulls.* FROM (" + firstRows.replace("\u0000", g + " IS NULL")
@@ -98,9 +105,11 @@ final class SqlServerBatchUpdate {
                     + spec.set().sql()
                     + output;
             after = " WHERE " + spec.where().sql() + " OPTION (MAXRECURSION 0)";
-            for (int i = 0; i < 4; i++) {
-                binds.addAll(fair.eligible().binds());
-            }
+            binds.addAll(fair.eligible().binds()); // the first group
+            binds.addAll(fair.eligible().binds()); // the next group
+            binds.addAll(turn.binds()); // the weights, if any
+            binds.addAll(fair.eligible().binds()); // each group's first rows
+            binds.addAll(fair.eligible().binds()); // the NULL group's
             binds.addAll(spec.pickWhere().binds());
             binds.addAll(spec.set().binds());
             binds.addAll(spec.where().binds());

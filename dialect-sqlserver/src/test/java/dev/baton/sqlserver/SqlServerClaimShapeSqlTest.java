@@ -1,6 +1,7 @@
 package dev.baton.sqlserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,11 +9,13 @@ import com.alibaba.druid.DbType;
 import com.alibaba.druid.sql.SQLUtils;
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.GroupWeights;
 import dev.baton.RateLimit;
 import dev.baton.spi.ExclusiveLock;
 import dev.baton.testkit.compat.Sync;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -112,6 +115,56 @@ class SqlServerClaimShapeSqlTest {
         String hint = " OPTION (MAXRECURSION 0)";
         SqlServerSqlTest.parse(sql.substring(0, sql.length() - hint.length())); // the parser knows no query hints
         assertEquals("CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])", q.suggestedIndex());
+    }
+
+    /**
+     * Weights per group change only the rank of the round-robin read: the place within the group becomes the turn,
+     * {@code (place + w - 1) / w} (integer division of {@code bigint} by {@code int} in T-SQL), {@code w} a {@code CASE}
+     * over the group with the weights bound, never in the text; the rest of the claim is the unweighted one.
+     */
+    @Test
+    void groupWeightsMakeTheRankATurnWithTheWeightsBound() {
+        ClaimQueue<Sync> plain = jobs().fairAcross("tenant").build();
+        ClaimQueue<Sync> weighted =
+                jobs().fairAcross("tenant", GroupWeights.of(Map.of("gold", 3))).build();
+        String place = "ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY baton_o1)";
+        String weight = "CASE baton_group WHEN ? THEN ? ELSE 1 END";
+        String sql = weighted.claimSql(50).get(0);
+        assertEquals(
+                plain.claimSql(50).get(0).replace(place, "(" + place + " + " + weight + " - 1) / (" + weight + ")"),
+                sql);
+        assertTrue(sql.contains("(" + place + " + " + weight + " - 1) / (" + weight + ") AS baton_rank"), sql);
+        assertFalse(sql.contains("gold"), "the group is bound: " + sql);
+        String hint = " OPTION (MAXRECURSION 0)";
+        SqlServerSqlTest.parse(sql.substring(0, sql.length() - hint.length()));
+        assertEquals(plain.suggestedIndex(), weighted.suggestedIndex());
+    }
+
+    /**
+     * With a priority as well, the claim ranks every eligible row: the turn is taken over the group column of the table,
+     * and the rows a group may offer are bounded by their place ({@code baton_in_group}), not by the turn.
+     */
+    @Test
+    void groupWeightsInTheRankingOfEveryCandidate() {
+        ClaimQueue<Sync> q = jobs().fairAcross("tenant", GroupWeights.of(Map.of("gold", 3, "silver", 2)))
+                .priority("prio")
+                .build();
+        String sql = q.claimSql(50).get(0);
+        String order = "[sync_status], [prio] DESC, [id]";
+        String place = "ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ")";
+        String weight = "CASE [tenant] WHEN ? THEN ? WHEN ? THEN ? ELSE 1 END";
+        assertEquals(
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                        + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id, ("
+                        + place + " + " + weight + " - 1) / (" + weight + ") AS baton_rank, " + place
+                        + " AS baton_in_group FROM [jobs] WHERE " + GUARD + ") baton_ranked WHERE"
+                        + " baton_ranked.baton_in_group <= 200) baton_candidate ON baton_candidate.baton_id = [jobs].[id]"
+                        + " WHERE " + GUARD + " ORDER BY [sync_status], [prio] DESC, baton_candidate.baton_rank, [id])"
+                        + " UPDATE baton_claim SET [sync_status] = ?, [lease_until] = DATEADD(millisecond, 60000,"
+                        + " SYSUTCDATETIME()), [claim_token] = ?, [attempts] = [attempts] + 1 OUTPUT inserted.[id],"
+                        + " inserted.[attempts], deleted.[sync_status], deleted.[prio], deleted.[id] WHERE " + GUARD,
+                sql);
+        SqlServerSqlTest.parse(sql);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.baton.internal.queue;
 
 import dev.baton.Condition;
+import dev.baton.GroupWeights;
 import dev.baton.RateLimit;
 import dev.baton.RetryPolicy;
 import dev.baton.SendDurability;
@@ -56,9 +57,14 @@ public record QueueDefinition<S extends Enum<S>>(
      * (null for none).
      */
     public record Shaping(
-            String keyLimitColumn, int keyLimit, String groupColumn, String priorityColumn, RateLimit rateLimit) {
+            String keyLimitColumn,
+            int keyLimit,
+            String groupColumn,
+            GroupWeights groupWeights,
+            String priorityColumn,
+            RateLimit rateLimit) {
         /** No shaping: today's claim. */
-        public static final Shaping NONE = new Shaping(null, 0, null, null, null);
+        public static final Shaping NONE = new Shaping(null, 0, null, GroupWeights.none(), null, null);
 
         /** True when a claim ranks candidates before it picks (a per-key limit or fairness). */
         public boolean ranked() {

@@ -313,19 +313,24 @@ public final class QueueShape<S extends Enum<S>> {
         Dialect d = dialect;
         QueueDefinition.Shaping shaping = def.shaping();
         String order = String.join(", ", orderBy);
-        List<Object> binds = new ArrayList<>(claimWhere.binds());
+        List<Object> binds = new ArrayList<>();
         StringBuilder inner = new StringBuilder("SELECT ").append(qId).append(" AS baton_id, ");
         if (shaping.groupColumn() != null) {
+            String group = Identifiers.quote(d, shaping.groupColumn());
             List<String> partition = new ArrayList<>();
-            partition.add(Identifiers.quote(d, shaping.groupColumn()));
+            partition.add(group);
             if (shaping.priorityColumn() != null) {
                 partition.add(Identifiers.quote(d, shaping.priorityColumn())); // round-robin within a priority
             }
-            inner.append("ROW_NUMBER() OVER (PARTITION BY ")
-                    .append(String.join(", ", partition))
-                    .append(" ORDER BY ")
-                    .append(order)
-                    .append(") AS baton_rank");
+            String rowNumber =
+                    "ROW_NUMBER() OVER (PARTITION BY " + String.join(", ", partition) + " ORDER BY " + order + ")";
+            SqlFragment turn = BatchUpdateSpec.FairGroups.weightedTurn(
+                    shaping.groupWeights().asMap(), rowNumber, group, d.sql());
+            inner.append(turn.sql()).append(" AS baton_rank");
+            binds.addAll(turn.binds());
+            if (!shaping.groupWeights().asMap().isEmpty()) {
+                inner.append(", ").append(rowNumber).append(" AS baton_in_group");
+            }
         } else {
             inner.append("0 AS baton_rank");
         }
@@ -340,6 +345,7 @@ public final class QueueShape<S extends Enum<S>> {
                     .append(") AS baton_in_key");
         }
         inner.append(" FROM ").append(qTable).append(" WHERE ").append(claimWhere.sql());
+        binds.addAll(claimWhere.binds());
         StringBuilder sql = new StringBuilder("SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (")
                 .append(inner)
                 .append(") baton_ranked");
@@ -348,7 +354,10 @@ public final class QueueShape<S extends Enum<S>> {
             // a claim of n rows takes at most n of one group; the rest of a group's backlog is not joined and sorted
             // again (at a million rows that join is most of the claim's time). 4n leaves room for claims running at
             // once on the same group, each skipping the rows the others locked.
-            filters.add("baton_ranked.baton_rank <= " + (long) RANK_WINDOW * batch);
+            String place = shaping.groupWeights().asMap().isEmpty()
+                    ? "baton_ranked.baton_rank"
+                    : "baton_ranked.baton_in_group"; // a weighted turn holds several rows: bound the rows, not turns
+            filters.add(place + " <= " + (long) RANK_WINDOW * batch);
         }
         if (key != null) {
             List<S> heldStates = sending == null ? List.of(processing) : List.of(processing, sending);
@@ -382,8 +391,11 @@ public final class QueueShape<S extends Enum<S>> {
             return null;
         }
         return new BatchUpdateSpec.FairGroups(
-                Identifiers.quote(dialect, def.shaping().groupColumn()), claimWhere, fairOrder, (int)
-                        Math.min(Integer.MAX_VALUE, (long) RANK_WINDOW * batch));
+                Identifiers.quote(dialect, def.shaping().groupColumn()),
+                claimWhere,
+                fairOrder,
+                (int) Math.min(Integer.MAX_VALUE, (long) RANK_WINDOW * batch),
+                def.shaping().groupWeights().asMap());
     }
 
     /** How many rows of one group a claim of n rows ranks: {@value} × n. */

@@ -2,10 +2,12 @@ package dev.baton.examples.docs;
 
 import dev.baton.Baton;
 import dev.baton.ClaimQueue;
+import dev.baton.GroupWeights;
 import dev.baton.Outcome;
 import dev.baton.RateLimit;
 import dev.baton.Worker;
 import dev.baton.examples.payment.SyncStatus;
+import java.util.Map;
 
 /**
  * Snippets of the guide's sections on shaped claims (issue 21): a per-key limit, fairness across tenants,
@@ -35,6 +37,19 @@ final class ClaimShapeSnippets {
                 .fairAcross("tenant_id") // each claim takes tenants' rows round-robin
                 .build();
         // end::fair-across[]
+        return queue;
+    }
+
+    static ClaimQueue<SyncStatus> weightedTenants(Baton baton) {
+        // tag::fair-weights[]
+        ClaimQueue<SyncStatus> queue = baton.<SyncStatus>queue("tenant-sync")
+                .table("orders")
+                .claim("sync_status", SyncStatus.MACHINE, SyncStatus.PENDING, SyncStatus.PROCESSING)
+                .deadState(SyncStatus.FAILED)
+                // acme takes 3 rows per turn, globex 2, every other tenant 1
+                .fairAcross("tenant_id", GroupWeights.of(Map.of("acme", 3, "globex", 2)))
+                .build();
+        // end::fair-weights[]
         return queue;
     }
 

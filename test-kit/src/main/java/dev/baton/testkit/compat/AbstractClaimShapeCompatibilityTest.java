@@ -8,6 +8,7 @@ import dev.baton.Baton;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimQueueBuilder;
 import dev.baton.ClaimedRow;
+import dev.baton.GroupWeights;
 import dev.baton.SchemaMismatchException;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.ExclusiveLock;
@@ -41,6 +42,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * Claims that shape what they take (issue 21, capabilities 1 to 3): a per-key limit held across concurrent claimers,
@@ -62,8 +64,12 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
     }
 
     @BeforeEach
-    void freshTable() {
-        table = TestDatabases.uniqueName("shape");
+    void freshTable(TestInfo test) {
+        // the group-weight tests have their own prefix (gw_), so that a run of them alone is told apart
+        boolean weights = test.getTestMethod()
+                .map(m -> m.getName().startsWith("weighted"))
+                .orElse(false);
+        table = TestDatabases.uniqueName(weights ? "gw" : "shape");
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
                 + " acct VARCHAR(20) NULL, tenant VARCHAR(20) NULL, prio INT NOT NULL, lease_until " + ts + ","
@@ -347,6 +353,115 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
             }
         }
         assertTrue(remaining.isEmpty(), "left: " + remaining);
+    }
+
+    /**
+     * Weights per group: gold (weight 3) and three other tenants of 100 rows each, ids shuffled among them. Every claim
+     * of 12 takes 6 rows of gold and 2 of each other tenant (without the weights it would take 3 of each), and exactly
+     * the rows a weighted round-robin gives (turn = place within the group divided by its weight, rounded up; then id).
+     * The claim reads group by group through the index {@code suggestedIndex()} gives.
+     */
+    @Test
+    void weightedGroupTakesItsWeightPerTurn() {
+        ClaimQueue<Sync> q = queue(baton, "gw")
+                .fairAcross("tenant", GroupWeights.of(Map.of("gold", 3)))
+                .build();
+        db.execute(q.suggestedIndex());
+        List<String> groups = new ArrayList<>();
+        for (String tenant : List.of("gold", "b", "c", "d")) {
+            groups.addAll(Collections.nCopies(100, tenant));
+        }
+        Collections.shuffle(groups, new java.util.Random(22));
+        Map<Long, String> remaining = new java.util.TreeMap<>();
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            rows.add(new Object[] {i + 1L, null, groups.get(i), 0});
+            remaining.put(i + 1L, groups.get(i));
+        }
+        insertAll(rows);
+        db.execute(db.kind().analyzeSql(table));
+        q.verify();
+        Map<String, Integer> weights = Map.of("gold", 3);
+        for (int claim = 0; claim < 5; claim++) {
+            Set<Long> expected = weightedTurns(remaining, weights, 12);
+            List<ClaimedRow<Sync>> claimed = q.claim(12);
+            Map<String, Integer> shares = new HashMap<>();
+            for (ClaimedRow<Sync> r : claimed) {
+                shares.merge((String) r.get("tenant"), 1, Integer::sum);
+            }
+            assertEquals(Map.of("gold", 6, "b", 2, "c", 2, "d", 2), shares, "claim " + (claim + 1));
+            assertEquals(expected, new TreeSet<>(ids(claimed)), "claim " + (claim + 1) + " over " + remaining);
+            for (ClaimedRow<Sync> r : claimed) {
+                q.complete(r, Sync.COMPLETED);
+                remaining.remove(r.longId());
+            }
+        }
+    }
+
+    /**
+     * A weighted group with fewer rows than its weight takes what it has and no one else's turn: gold (weight 5) has 2
+     * rows, silver (weight 2) 9, three tenants 30, 7 and 1, and 6 rows have no tenant (weight 1); each claim (10, 10, 4,
+     * 25, then the rest) takes exactly the weighted round-robin's rows. Run as the bounded read (fairAcross alone), as
+     * the ranking of every eligible row (with a priority, all rows of one), with a per-key limit, and with per-key order
+     * (no row has a key).
+     */
+    @Test
+    void weightedGroupWithFewRowsTakesNoOneElsesTurn() {
+        Map<String, Integer> weights = Map.of("gold", 5, "silver", 2);
+        List<UnaryOperator<ClaimQueueBuilder<Sync>>> forms = List.of(
+                b -> b, b -> b.priority("prio"), b -> b.concurrencyPerKey("acct", 1000), b -> b.orderedPerKey("acct"));
+        for (int form = 0; form < forms.size(); form++) {
+            ClaimQueue<Sync> q = forms.get(form)
+                    .apply(queue(baton, "gw" + form).fairAcross("tenant", GroupWeights.of(weights)))
+                    .build();
+            List<String> groups = new ArrayList<>();
+            for (Object[] g :
+                    new Object[][] {{"gold", 2}, {"silver", 9}, {"big", 30}, {"seven", 7}, {"one", 1}, {null, 6}}) {
+                groups.addAll(Collections.nCopies((Integer) g[1], (String) g[0]));
+            }
+            Collections.shuffle(groups, new java.util.Random(23 + form));
+            Map<Long, String> remaining = new java.util.TreeMap<>();
+            List<Object[]> rows = new ArrayList<>();
+            for (int i = 0; i < groups.size(); i++) {
+                long id = 1000L * form + i + 1;
+                rows.add(new Object[] {id, null, groups.get(i), 0});
+                remaining.put(id, groups.get(i) == null ? "(null)" : groups.get(i));
+            }
+            insertAll(rows);
+            for (int n : new int[] {10, 10, 4, 25, 20}) {
+                Set<Long> expected = weightedTurns(remaining, weights, n);
+                List<ClaimedRow<Sync>> claimed = q.claim(n);
+                assertEquals(
+                        expected,
+                        new TreeSet<>(ids(claimed)),
+                        "form " + form + ", a claim of " + n + " over " + remaining);
+                for (ClaimedRow<Sync> r : claimed) {
+                    q.complete(r, Sync.COMPLETED);
+                    remaining.remove(r.longId());
+                }
+            }
+            assertTrue(remaining.isEmpty(), "form " + form + " left: " + remaining);
+        }
+    }
+
+    /**
+     * The first {@code n} of {@code remaining} (id to group, ids ascending) by turn, then id: a row's turn is its place
+     * within its group divided by the group's weight (1 if it has none), rounded up.
+     */
+    private static Set<Long> weightedTurns(Map<Long, String> remaining, Map<String, Integer> weights, int n) {
+        Map<String, Integer> place = new HashMap<>();
+        List<long[]> ranked = new ArrayList<>(); // {turn, id}
+        for (Map.Entry<Long, String> r : remaining.entrySet()) {
+            int p = place.merge(r.getValue(), 1, Integer::sum);
+            int w = weights.getOrDefault(r.getValue(), 1);
+            ranked.add(new long[] {(p + w - 1) / w, r.getKey()});
+        }
+        ranked.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        Set<Long> expected = new TreeSet<>();
+        for (int i = 0; i < Math.min(n, ranked.size()); i++) {
+            expected.add(ranked.get(i)[1]);
+        }
+        return expected;
     }
 
     // ---- 3. priorities
