@@ -291,7 +291,7 @@ public final class WorkerInterleavedWorkload implements Workload {
                     executions.incrementAndGet((int) (id - history - 1));
                 }
                 if (!ids.isEmpty()) {
-                    raw.complete(c, ids, null, token);
+                    RawDrainer.complete(c, ids, null, token);
                     if (control.measuring && control.variant == me) {
                         counted.addAndGet(ids.size());
                     }
