@@ -20,6 +20,10 @@ import java.util.regex.Pattern;
 
 /** PostgreSQL's errors by SQLState (pgjdbc chains causes), and its claim plans by EXPLAIN. */
 final class PostgresDiagnostics implements Diagnostics {
+    /** The writer's timeline, or NULL on a server in recovery ({@link #epoch}). */
+    static final String EPOCH_SQL = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE ('x' ||"
+            + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END";
+
     private static final Pattern INDEX_SCAN = Pattern.compile("Index (?:Only )?Scan(?: Backward)? using (\\S+) on");
     private static final Pattern UNIQUE = Pattern.compile("unique constraint \"([^\"]+)\"");
     /** {@code column "x" of relation "t" does not exist}, {@code column "x" does not exist}, {@code column t.x …}. */
@@ -112,12 +116,16 @@ final class PostgresDiagnostics implements Diagnostics {
      * timeline until it is promoted). Read from the first 8 hex digits of {@code pg_walfile_name}, which names the
      * current insert timeline at once, unlike {@code pg_control_checkpoint()}, which follows only after the next
      * checkpoint. Empty on a server in recovery (a standby: no claim can run there). Any database user may call it.
+     *
+     * <p>A prepared statement, as a claim of a queue with a non-idempotent sink runs it before every claim: pgjdbc then
+     * uses a server-side statement from the fifth use on a connection, which the server neither parses nor plans
+     * again (the functions are volatile, so each execution still reads the current position). Measured by the bench's
+     * {@code epoch-read} workload (docs/src/failover.md, "Epochs").
      */
     @Override
     public Optional<String> epoch(Connection connection) throws SQLException {
-        try (Statement s = connection.createStatement();
-                ResultSet rs = s.executeQuery("SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE ('x' ||"
-                        + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END")) {
+        try (PreparedStatement s = connection.prepareStatement(EPOCH_SQL);
+                ResultSet rs = s.executeQuery()) {
             if (!rs.next()) {
                 return Optional.empty();
             }

@@ -11,7 +11,8 @@ import java.util.List;
  * worker} (one Worker with concurrency 1 or 8, or 8 Workers, completions with and without a column), {@code
  * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
  * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code outbox} (end to end: producers
- * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code jmh}.
+ * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code epoch-read} (issue 24:
+ * a sending queue's claim with and without the epoch read), {@code jmh}.
  */
 public final class Workloads {
     private Workloads() {}
@@ -44,6 +45,7 @@ public final class Workloads {
                 case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
                 case "worker-gap" -> out.add(new dev.baton.bench.claim.WorkerGapWorkload());
                 case "worker-interleaved" -> out.add(new dev.baton.bench.claim.WorkerInterleavedWorkload());
+                case "epoch-read" -> out.add(new dev.baton.bench.claim.EpochReadWorkload());
                 case "claim-latency-10m" ->
                     // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
@@ -62,7 +64,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, worker-gap, worker-interleaved, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, worker-gap, worker-interleaved, epoch-read, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
             }
         }
         return out;
