@@ -13,9 +13,12 @@ package dev.baton;
  * claimable or processing state lost their mark with the old writer, and go to the unknown state, for reconciliation
  * after the usual quarantine, never straight back to a claim.
  *
- * <p>The record is in the memory of the process that made the marks: a worker process that ends with the old writer,
- * or a claim by another process that reaches the new writer first, is not covered. Only {@link
- * SendDurability#REQUIRE} rules out the double send itself.
+ * <p>The record is in the memory of the process that made the marks. So that another process of the queue does not
+ * claim those rows before their owner has moved them, a process that sees a new writer claims nothing from the queue
+ * for {@link #HOLD} (unless the queue's policy is {@link SendDurability#REQUIRE}, under which no mark can be lost):
+ * live processes reach the new writer within that, and each moves its own lost marks first. A worker process that
+ * ends with the old writer, or one that reaches the new writer more than {@link #HOLD} after another, is not covered.
+ * Only {@link SendDurability#REQUIRE} rules out the double send itself.
  *
  * @param queue the queue's name
  * @param from the epoch before (e.g. {@code timeline 1})
@@ -32,6 +35,14 @@ public record EpochChange(
 
     /** How long a SENDING mark that is not known durable is kept: the replication lag a failover may lose. */
     public static final java.time.Duration WINDOW = java.time.Duration.ofSeconds(60);
+
+    /**
+     * How long a process claims nothing from a queue with a non-idempotent sink after it first sees a new writer
+     * (policies {@link SendDurability#OFF} and {@link SendDurability#WARN}): time for the queue's other live processes
+     * to reach the new writer and move their own lost marks (a Worker that is idle polls at least every 5 s by default,
+     * and its pool reconnects within seconds).
+     */
+    public static final java.time.Duration HOLD = java.time.Duration.ofSeconds(10);
 
     /** The most marks kept per queue and process (the oldest go first; {@link #untracked} counts them). */
     public static final int MAX_TRACKED = 200_000;

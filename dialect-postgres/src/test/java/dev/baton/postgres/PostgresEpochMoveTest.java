@@ -122,7 +122,9 @@ class PostgresEpochMoveTest {
         EpochChange change = changes.get(0);
         assertEquals(MARKED, change.marksNotKnownDurable(), change.toString());
         assertEquals(MARKED, change.lostMarks(), "every lost mark counted once, across the lost reply: " + change);
-        assertEquals(ROWS - MARKED, next.size(), "the claim took only rows that were never marked: " + next);
+        // the claim that saw the new writer takes nothing: for EpochChange.HOLD the other processes of the queue move
+        // the rows of their own lost marks first
+        assertEquals(List.of(), next, "the claim that saw the new writer holds");
         for (long id = 1; id <= MARKED; id++) {
             assertEquals(Sync.UNKNOWN, jobs.sync(id), "row " + id);
             assertNull(jobs.get(id, "claim_token"), "row " + id);

@@ -114,6 +114,7 @@ public final class WorkerInterleavedWorkload implements Workload {
         volatile boolean stop;
         /** Hand-written threads between the start of a claim and the end of its batch's completion. */
         final java.util.concurrent.atomic.AtomicInteger rawBusy = new java.util.concurrent.atomic.AtomicInteger();
+
         final AtomicReference<Throwable> error = new AtomicReference<>();
     }
 

@@ -88,14 +88,12 @@ public final class Claimer<S extends Enum<S>, R> {
         long start = System.nanoTime();
         // a queue with a non-idempotent sink reads the writer's epoch first, on the claim's connection: after a
         // failover, rows whose SENDING marks were lost go to reconciliation before any claim can take them
-        SqlWork<List<Object[]>> work = c -> {
-            shape.epochs.beforeClaim(c);
-            return limited(c, batchSize, statement, bound);
-        };
-        SqlWork<List<Object[]>> again = c -> {
-            shape.epochs.beforeClaim(c);
-            return readBackOrClaim(c, batchSize, statement, bound, args.token());
-        };
+        SqlWork<List<Object[]>> work = c -> shape.epochs.beforeClaim(c)
+                ? limited(c, batchSize, statement, bound)
+                : List.<Object[]>of(); // a new writer was seen a moment ago: see EpochChange.HOLD
+        // rows a lost attempt committed are read back even during a hold: they are this call's
+        SqlWork<List<Object[]>> again =
+                c -> readBackOrClaim(c, batchSize, statement, bound, args.token(), shape.epochs.beforeClaim(c));
         List<Object[]> returned = shape.claimLock == null
                 ? shape.engine.batchUpdate(operation, shape.rateLimiter != null, work, again)
                 : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);
@@ -122,10 +120,11 @@ public final class Claimer<S extends Enum<S>, R> {
      * The retry of a claim whose connection was lost: the lost attempt may have committed, holding rows under this
      * call's token that nobody would receive until their lease ends. The token is this call's receipt: rows holding it
      * in the processing state are read back and returned (in the claim's order); only if there are none is the claim
-     * run again.
+     * run again (if {@code claimIfNone}).
      */
     private List<Object[]> readBackOrClaim(
-            Connection c, int batchSize, BatchUpdate statement, Object[] bound, long token) throws SQLException {
+            Connection c, int batchSize, BatchUpdate statement, Object[] bound, long token, boolean claimIfNone)
+            throws SQLException {
         String read = readBackSql;
         if (read == null) {
             List<String> order = shape.orderBy.subList(1, shape.orderBy.size()); // the state is one value here
@@ -152,7 +151,7 @@ public final class Claimer<S extends Enum<S>, R> {
             }
         }
         if (held.isEmpty()) {
-            return limited(c, batchSize, statement, bound);
+            return claimIfNone ? limited(c, batchSize, statement, bound) : List.of();
         }
         if (shape.rateLimiter != null) {
             shape.rateLimiter.notCut(); // the lost attempt committed, its tokens with it

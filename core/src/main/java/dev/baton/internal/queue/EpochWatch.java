@@ -1,6 +1,7 @@
 package dev.baton.internal.queue;
 
 import dev.baton.EpochChange;
+import dev.baton.SendDurability;
 import dev.baton.internal.Engine;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
@@ -79,13 +80,37 @@ final class EpochWatch<S extends Enum<S>> {
         }
     }
 
-    /** Before a claim on {@code c}: reads the epoch and, when it changed, moves the rows whose marks were lost. */
-    void beforeClaim(Connection c) throws SQLException {
+    /** Set to the end of the {@link EpochChange#HOLD} when this process saw a new writer; 0: no hold. */
+    private volatile long holdUntil;
+
+    /** Whether claims hold now, after a new writer was seen (see {@link EpochChange#HOLD}). */
+    private boolean holding() {
+        long until = holdUntil;
+        if (until == 0) {
+            return false;
+        }
+        if (System.nanoTime() - until < 0) {
+            return true;
+        }
+        holdUntil = 0;
+        return false;
+    }
+
+    /**
+     * Before a claim on {@code c}: reads the epoch and, when it changed, moves the rows whose marks were lost.
+     *
+     * @return false when the claim must take nothing: this process saw a new writer less than {@link EpochChange#HOLD}
+     *     ago, and the queue's other processes may not have moved their lost marks yet
+     */
+    boolean beforeClaim(Connection c) throws SQLException {
         if (!active() || shape.engine.inHostTransaction()) {
-            return;
+            return true;
+        }
+        if (holding()) {
+            return false;
         }
         if (unreadable) {
-            return;
+            return true;
         }
         Optional<String> read;
         try {
@@ -102,20 +127,20 @@ final class EpochWatch<S extends Enum<S>> {
                             + " not be sent to reconciliation by this process",
                     shape.name,
                     e.getMessage());
-            return;
+            return true;
         }
         if (read.isEmpty() || read.get().equals(current)) {
-            return;
+            return !holding(); // another thread may have seen the change a moment ago
         }
         synchronized (this) {
             String before = current;
             String now = read.get();
             if (now.equals(before)) {
-                return; // another claim moved them
+                return !holding(); // another claim moved them
             }
             if (before == null) {
                 current = now; // this process's first claim: nothing it marked can be on another writer's past
-                return;
+                return true;
             }
             Set<Object> ids = new LinkedHashSet<>();
             long dropped;
@@ -147,6 +172,11 @@ final class EpochWatch<S extends Enum<S>> {
                 untracked -= dropped;
             }
             EpochChange change = new EpochChange(shape.name, before, now, ids.size(), moved, dropped);
+            boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE;
+            if (hold) {
+                // the other processes' marks: no claim until they have had the time to move theirs
+                holdUntil = Math.max(1, System.nanoTime() + EpochChange.HOLD.toNanos());
+            }
             current = now;
             if (moved > 0) {
                 log.warn(
@@ -172,6 +202,7 @@ final class EpochWatch<S extends Enum<S>> {
                         change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
             }
             shape.engine.fire(l -> l.onEpochChange(change));
+            return !hold;
         }
     }
 
