@@ -55,10 +55,10 @@ class SqlServerLocalTimeTest {
                 e.getMessage());
         assertEquals(List.of(), e.ddl(), "no DDL: the default constraint's name is the server's");
         assertEquals(
-                List.of(SqlServerDiagnostics.UPDATEABILITY_SQL),
+                List.of(SqlServerDiagnostics.UPDATEABILITY_SQL, SqlServerDiagnostics.SESSION_OPTIONS_SQL),
                 recorder.take(),
                 "refused from the metadata, before the plan is asked for (asked only whether the database takes"
-                        + " writes)");
+                        + " writes, and the session's options, as the dialect's detection does)");
     }
 
     @Test

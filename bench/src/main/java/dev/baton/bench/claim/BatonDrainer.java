@@ -45,7 +45,6 @@ public final class BatonDrainer implements Drainer {
     private final int concurrency;
     private final boolean guid;
     private final boolean asUsers;
-    private final boolean pinned;
 
     /** Workers claiming {@code batch} rows at a time, over a table with {@code history} completed rows. */
     public BatonDrainer(int batch, long history) {
@@ -65,16 +64,7 @@ public final class BatonDrainer implements Drainer {
      * defaults ({@link Target#defaultPool()}) and the Worker's default poll intervals (no tuning for the bench).
      */
     public BatonDrainer(int batch, long history, int concurrency, boolean guid, boolean asUsers) {
-        this(batch, history, concurrency, guid, asUsers, false);
-    }
-
-    /**
-     * As above; with {@code pinned}, Baton's data source is a {@link PinnedDataSource} (each thread keeps one
-     * connection from the driver, as the hand-written threads do) instead of a pool.
-     */
-    public BatonDrainer(int batch, long history, int concurrency, boolean guid, boolean asUsers, boolean pinned) {
         this.asUsers = asUsers;
-        this.pinned = pinned;
         this.batch = batch;
         this.history = history;
         this.concurrency = concurrency;
@@ -99,10 +89,8 @@ public final class BatonDrainer implements Drainer {
         probe.quiesce(JobTable.NAME);
         AtomicIntegerArray executions = new AtomicIntegerArray(tasks);
         CountDownLatch committed = new CountDownLatch(tasks);
-        PinnedDataSource pin = pinned ? new PinnedDataSource(target) : null;
-        com.zaxxer.hikari.HikariDataSource own = asUsers && !pinned ? target.defaultPool() : null;
-        javax.sql.DataSource source = pin != null ? pin : own != null ? own : target.pool();
-        Baton baton = Baton.builder(StatementCount.wrap(source))
+        com.zaxxer.hikari.HikariDataSource own = asUsers ? target.defaultPool() : null;
+        Baton baton = Baton.builder(StatementCount.wrap(own != null ? own : target.pool()))
                 .listener(new BatonListener() {
                     @Override
                     public void onOutcome(String queue, Object id, Outcome.Kind kind, Enum<?> state, int attempt) {
@@ -136,9 +124,6 @@ public final class BatonDrainer implements Drainer {
         }
         if (own != null) {
             own.close();
-        }
-        if (pin != null) {
-            pin.close();
         }
         return DrainCheck.measure(target, history, tasks, executions, seconds, done, guid);
     }

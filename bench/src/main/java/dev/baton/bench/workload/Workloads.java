@@ -43,7 +43,6 @@ public final class Workloads {
                     out.add(dev.baton.bench.claim.ClaimCompleteWorkload.grid(
                             new int[] {1, 4, 8}, new int[] {1, 10, 100}));
                 case "worker" -> out.add(new dev.baton.bench.claim.WorkerWorkload());
-                case "worker-gap" -> out.add(new dev.baton.bench.claim.WorkerGapWorkload());
                 case "worker-interleaved" -> out.add(new dev.baton.bench.claim.WorkerInterleavedWorkload());
                 case "epoch-read" -> out.add(new dev.baton.bench.claim.EpochReadWorkload());
                 case "claim-latency-10m" ->
@@ -64,7 +63,7 @@ public final class Workloads {
                 default ->
                     throw new IllegalArgumentException(
                             "unknown workload " + n
-                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, worker-gap, worker-interleaved, epoch-read, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
+                                    + " (known: transition, transition-mixed, claim, claim-grid, worker, worker-interleaved, epoch-read, claim-latency, claim-latency-10m, retention, outbox-purge, drain, outbox, wakeup-latency, jmh)");
             }
         }
         return out;
