@@ -292,7 +292,11 @@ public final class ClaimQueue<S extends Enum<S>> {
      * left before it: the process may have been paused past its lease, or the send could outlive it. Nothing is
      * written; the row stays processing under this claim until its lease ends (release it to hand it out sooner). Do
      * not send. Once the mark committed, the local deadline counts from the mark (which stamped a fresh lease), and
-     * {@link ClaimedRow#sendTimeLeft()} is the time the call may take.
+     * {@link ClaimedRow#sendTimeLeft()} is the time the call may take, counted from the end of the durability wait
+     * ({@link ClaimQueueBuilder#sendDurability}). That wait ends early enough to leave the send timeout before the
+     * local deadline, whatever its {@code maxWait}; a mark whose own statement took so long that less is left answers
+     * {@link LeaseResult.TooLate} with the row sending ({@link ClaimedRow#sendingMarked()}): do not send, give it to
+     * the unknown state ({@link Outcome#unknown}) or let its lease end.
      *
      * @return {@link LeaseResult.Done} (sending: make the call, within {@link ClaimedRow#sendTimeLeft()}), {@link
      *     LeaseResult.LeaseLost} (another claim has the row: do not send) or {@link LeaseResult.TooLate} (do not send)
@@ -317,9 +321,15 @@ public final class ClaimQueue<S extends Enum<S>> {
         if (left < row.sendTimeoutNanos()) {
             return new LeaseResult.TooLate<>(row.id(), Duration.ofNanos(left));
         }
-        LeaseResult<S> marked = writes.markSending(row);
+        LeaseResult<S> marked = writes.markSending(row, row.latestSendStart(start));
         if (marked.done()) {
-            row.markedSending(start);
+            long sendStart = System.nanoTime();
+            row.markedSending(start, sendStart);
+            long leftAfter = row.nanosLeft(sendStart);
+            if (leftAfter < row.sendTimeoutNanos()) {
+                // the mark's statement took most of the lease: the row is sending, yet the send could outlive it
+                return new LeaseResult.TooLate<>(row.id(), Duration.ofNanos(leftAfter));
+            }
         }
         Settlements.refused(shape, List.of(marked), BatonListener.FencedWrite.SEND);
         return marked;

@@ -257,11 +257,33 @@ public final class ClaimedRow<S extends Enum<S>> {
         }
     }
 
-    /** The mark of a send, sent after {@code startNanos}, committed: it stamped a fresh lease too. */
-    synchronized void markedSending(long startNanos) {
+    /**
+     * The mark of a send, sent after {@code startNanos}, committed (and waited for, until {@code sendStartNanos}): it
+     * stamped a fresh lease too, and the send may take the send timeout from the end of the wait.
+     */
+    synchronized void markedSending(long startNanos, long sendStartNanos) {
         renewed(startNanos);
-        sendDeadline = startNanos + sendTimeoutNanos;
+        sendDeadline = sendStartNanos + sendTimeoutNanos;
         marked = true;
+    }
+
+    /**
+     * The latest moment a send may start after a mark sent at {@code startNanos}: the send timeout and a tenth of it
+     * (at most 1 s, for the wait's last poll and the scheduler) before the deadline the mark gives. A durability wait
+     * ends there, so that it never eats the send's time.
+     */
+    long latestSendStart(long startNanos) {
+        long slack = Math.min(sendTimeoutNanos / 10, 1_000_000_000L);
+        return startNanos + leaseNanos - marginNanos - sendTimeoutNanos - slack;
+    }
+
+    /**
+     * True once {@link ClaimQueue#markSending} committed this claim's SENDING mark, whatever it answered: a {@link
+     * LeaseResult.TooLate} after a mark that itself took too long leaves the row sending (do not send; it reaches the
+     * unknown state when its lease ends).
+     */
+    public boolean sendingMarked() {
+        return marked;
     }
 
     void handlerThread(Thread thread) {

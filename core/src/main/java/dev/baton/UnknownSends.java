@@ -152,6 +152,9 @@ public final class UnknownSends<S extends Enum<S>> {
      * @param completion an {@link Outcome#complete} outcome
      * @return Done, or LeaseLost when the row was no longer unknown
      * @throws ConfigurationException if the queue has no unknown state, or {@code completion} is not a completion
+     * @throws IllegalVerdictException before any SQL, if the completion's state is one of the queue's own (claimable,
+     *     processing, sending, unknown or dead): a row declared sent must never be handed out again, nor be dead
+     *     without the mark that keeps a requeue from sending it; to give up, use {@link #deadLetter}
      * @throws IllegalTransitionException if the machine does not allow unknown → the completion's state
      * @throws OutcomeInDoubtException when the connection was lost after the update was sent and the row is no longer
      *     unknown: this call or another resolved it
@@ -163,7 +166,22 @@ public final class UnknownSends<S extends Enum<S>> {
         if (completion.kind() != Outcome.Kind.COMPLETE) {
             throw new ConfigurationException("a sent row resolves with Outcome.complete, not " + completion.kind());
         }
-        shape.machine.checkTransition(shape.unknown, completion.target());
+        S target = completion.target();
+        if (target == shape.claimable
+                || target == shape.dead
+                || target == shape.unknown
+                || target == shape.processing
+                || target == shape.sending) {
+            // a row the sink has must leave the queue: claimable would send it again, dead would lose the maybe-sent
+            // mark a requeue looks for (give up with deadLetter), and a held state has no claim
+            throw new IllegalVerdictException(
+                    shape.name,
+                    id,
+                    completion,
+                    "a sent row completes into a state outside the queue (" + target + " is the queue's own; give up"
+                            + " with deadLetter)");
+        }
+        shape.machine.checkTransition(shape.unknown, target);
         return reported(AdminAction.Kind.RESOLVE_SENT, id, writes.resolveUnknown(id, completion.target(), completion));
     }
 

@@ -18,11 +18,15 @@ import dev.baton.SchemaMismatchException;
 import dev.baton.SendDurability;
 import dev.baton.SendNotDurableException;
 import dev.baton.StateTable;
+import dev.baton.Worker;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
+import dev.baton.testkit.failover.Timing;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -80,6 +84,60 @@ class PostgresSendDurabilityTest {
 
             assertTrue(System.nanoTime() - start >= WAIT.toNanos(), "it waited for a standby first");
             assertEquals(Sync.SENDING, jobs.sync(1));
+        } finally {
+            jobs.drop();
+        }
+    }
+
+    /**
+     * A durability wait configured longer than the lease (no standby answers, as when the standby is down): the wait
+     * ends early enough to leave the send its timeout before the claim's deadline, so {@code markSending} answers Done
+     * with send time left and the lease still running in the database, and a Worker's handler never starts a send with
+     * no time left.
+     */
+    @Test
+    void aDurabilityWaitLongerThanTheLeaseNeverEatsTheSendsTime() throws Exception {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        JobsTable jobs = JobsTable.create(db, "durable", true);
+        Duration lease = Duration.ofSeconds(2);
+        try {
+            jobs.insert(1, 2, Payment.PAID);
+            ClaimQueue<Sync> q =
+                    queue(Baton.using(db.dataSource()), jobs.name(), SendDurability.WARN, Duration.ofSeconds(3), lease);
+            ClaimedRow<Sync> row = q.claim(1).get(0);
+            long start = System.nanoTime();
+
+            LeaseResult<Sync> marked = q.markSending(row);
+
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+            Duration sendLeft = row.sendTimeLeft();
+            assertInstanceOf(LeaseResult.Done.class, marked);
+            assertTrue(
+                    sendLeft.compareTo(q.sendTimeout().dividedBy(2)) > 0,
+                    "send time left " + sendLeft.toMillis() + " ms after a mark of " + tookMillis + " ms");
+            assertTrue(row.remaining().compareTo(sendLeft) >= 0, "the send ends before the claim's deadline");
+            try (Connection c = db.connect();
+                    ResultSet rs = c.createStatement()
+                            .executeQuery(
+                                    "SELECT lease_until > now() FROM " + jobs.name() + " WHERE id = " + row.longId())) {
+                assertTrue(rs.next() && rs.getBoolean(1), "the lease still runs in the database");
+            }
+
+            List<Long> handlerSendMillis = new CopyOnWriteArrayList<>();
+            Worker worker = Baton.using(db.dataSource())
+                    .worker(q)
+                    .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                    .handle(r -> {
+                        handlerSendMillis.add(r.sendTimeLeft().toMillis());
+                        return Outcome.complete(Sync.COMPLETED);
+                    })
+                    .start();
+            try {
+                Timing.await("the second row handled", () -> !handlerSendMillis.isEmpty(), 20);
+            } finally {
+                worker.close();
+            }
+            assertTrue(handlerSendMillis.get(0) > 0, "the handler's send time left " + handlerSendMillis);
         } finally {
             jobs.drop();
         }
@@ -145,6 +203,11 @@ class PostgresSendDurabilityTest {
     }
 
     private static ClaimQueue<Sync> queue(Baton baton, String table, SendDurability durability, Duration wait) {
+        return queue(baton, table, durability, wait, Duration.ofMinutes(1));
+    }
+
+    private static ClaimQueue<Sync> queue(
+            Baton baton, String table, SendDurability durability, Duration wait, Duration lease) {
         StateTable<Payment> payments = baton.table(table).state("payment_status", Payment.MACHINE);
         return baton.<Sync>queue("durable-" + table)
                 .table(table)
@@ -153,7 +216,7 @@ class PostgresSendDurabilityTest {
                 .deadState(Sync.FAILED)
                 .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
                 .sendDurability(durability, wait)
-                .lease(Duration.ofMinutes(1))
+                .lease(lease)
                 .build();
     }
 }

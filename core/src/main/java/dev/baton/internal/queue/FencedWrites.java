@@ -16,6 +16,7 @@ import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.internal.sql.Assignments;
 import dev.baton.spi.Rows;
+import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -244,8 +245,11 @@ public final class FencedWrites<S extends Enum<S>> {
         return shape.engine.transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
     }
 
-    /** Processing → sending, fenced by the token and the processing state only, and committed. */
-    public LeaseResult<S> markSending(ClaimedRow<S> row) {
+    /**
+     * Processing → sending, fenced by the token and the processing state only, and committed; a durability wait ends
+     * by {@code waitUntilNanos} ({@link System#nanoTime()}) at the latest, so that the send keeps its time.
+     */
+    public LeaseResult<S> markSending(ClaimedRow<S> row, long waitUntilNanos) {
         String update = sql.computeIfAbsent(
                 "send",
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
@@ -274,8 +278,8 @@ public final class FencedWrites<S extends Enum<S>> {
         // pooled connection may already reach another server
         Marked<S> marked = shape.engine.autocommit(
                 "mark sending in queue '" + shape.name + "'",
-                c -> durable(c, run(c, List.of(p)).get(0)),
-                c -> durable(c, runAfterLostReply(c, List.of(p)).get(0)));
+                c -> durable(c, run(c, List.of(p)).get(0), waitUntilNanos),
+                c -> durable(c, runAfterLostReply(c, List.of(p)).get(0), waitUntilNanos));
         if (marked.notDurable().isPresent()) {
             String reason = marked.notDurable().get();
             shape.engine.fire(l -> l.onSendNotDurable(shape.name, row.id(), policy));
@@ -298,12 +302,14 @@ public final class FencedWrites<S extends Enum<S>> {
     /** A mark's result, and why it is not known durable on a standby (empty when it is, or was not written). */
     private record Marked<S extends Enum<S>>(LeaseResult<S> result, Optional<String> notDurable) {}
 
-    private Marked<S> durable(Connection c, LeaseResult<S> result) throws SQLException {
+    private Marked<S> durable(Connection c, LeaseResult<S> result, long waitUntilNanos) throws SQLException {
         if (!result.done()) {
             return new Marked<>(result, Optional.empty());
         }
-        return new Marked<>(
-                result, MarkDurability.await(c, shape.dialect.diagnostics(), shape.def.sendDurabilityWait()));
+        Duration configured = shape.def.sendDurabilityWait();
+        Duration left = Duration.ofNanos(Math.max(0, waitUntilNanos - System.nanoTime()));
+        Duration wait = left.compareTo(configured) < 0 ? left : configured;
+        return new Marked<>(result, MarkDurability.await(c, shape.dialect.diagnostics(), wait));
     }
 
     /**
@@ -354,7 +360,8 @@ public final class FencedWrites<S extends Enum<S>> {
                         + shape.in(List.of(shape.unknown)).sql());
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.dead));
-        binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + error)); // the reconciler could not tell: maybe sent
+        // the reconciler could not tell: maybe sent
+        binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + (error == null ? "given up, no reason given" : error)));
         binds.add(id);
         binds.addAll(shape.in(List.of(shape.unknown)).binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
@@ -478,7 +485,25 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     private Prepared<S> deadLetter(ClaimedRow<S> row, String error) {
-        return withError("dead", shape.dead, row, error);
+        if (shape.sending == null) {
+            return withError("dead", shape.dead, row, error);
+        }
+        // A row that dies while sending (the handler's own dead letter, a completion the machine forbids, a retry
+        // past its attempts) may have reached the sink, whatever the reason: it keeps the maybe-sent mark, so that a
+        // requeue does not send it blindly. The error is assigned before the state, which MySQL and MariaDB assign
+        // left to right: the CASE must see the held state.
+        SqlFragment sending = shape.in(List.of(shape.sending));
+        String update = sql.computeIfAbsent(
+                "dead-after-send",
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qError + " = CASE WHEN " + sending.sql()
+                        + " THEN ? ELSE ? END, " + shape.qState + " = ?, " + shape.qLease + " = NULL" + shape.fence);
+        String plain = error == null ? "" : error;
+        String maybeSent = plain.startsWith(DeadRow.MAY_HAVE_BEEN_SENT) ? plain : DeadRow.MAY_HAVE_BEEN_SENT + plain;
+        List<Object> binds = new ArrayList<>(sending.binds());
+        binds.add(truncate(maybeSent));
+        binds.add(truncate(error));
+        binds.add(shape.machine.code(shape.dead));
+        return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.dead);
     }
 
     /** {@code state = ?, lease = NULL, error = ?}, fenced. */

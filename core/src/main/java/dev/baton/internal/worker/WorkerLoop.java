@@ -330,6 +330,18 @@ public final class WorkerLoop<S extends Enum<S>> {
             } catch (RuntimeException e) {
                 return Outcome.retry("could not record the send: " + e.getMessage());
             }
+            if (marked instanceof LeaseResult.TooLate<S> late && row.sendingMarked()) {
+                // the mark committed but took so long that the send could outlive the lease: nothing was sent, yet the
+                // row is sending, which only the unknown state leaves (the reconciler will find nothing sent)
+                log.warn(
+                        "queue '{}': row {} not sent: its mark left {} ms before the claim's local deadline, the send"
+                                + " needs {} ms",
+                        queue.name(),
+                        row.id(),
+                        late.remaining().toMillis(),
+                        queue.sendTimeout().toMillis());
+                return Outcome.unknown("not sent: the mark left less than the send timeout before the lease's end");
+            }
             if (marked instanceof LeaseResult.TooLate<S> late) {
                 // the claim's local deadline passed (this process may have been paused past its lease) or the send
                 // would outlive it: nothing was sent or marked, so give the row back while it is still ours

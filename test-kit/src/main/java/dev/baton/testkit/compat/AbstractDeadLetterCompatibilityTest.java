@@ -14,16 +14,22 @@ import dev.baton.ConfigurationException;
 import dev.baton.DeadMessage;
 import dev.baton.DeadRow;
 import dev.baton.EnqueueResult;
+import dev.baton.IllegalVerdictException;
+import dev.baton.LeaseResult;
 import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.Outcome;
+import dev.baton.StateMachine;
 import dev.baton.TransitionResult;
+import dev.baton.Worker;
 import dev.baton.testkit.DatabaseSuite;
+import dev.baton.testkit.failover.Timing;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -221,6 +227,131 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
                 sending.deadLetters().requeue(1L, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
         assertEquals(new BulkResult(2, 1), sending.deadLetters().requeueAll(10, DeadRow.Requeue.EVEN_IF_MAYBE_SENT));
         assertEquals(0, sending.deadLetters().count(1000));
+    }
+
+    /** A payout whose handler may also skip it, which the machine allows before the send only. */
+    enum Payout {
+        PENDING(0),
+        PROCESSING(1),
+        PAID(2),
+        FAILED(3),
+        SENDING(4),
+        UNKNOWN(5),
+        SKIPPED(6);
+
+        final int code;
+
+        Payout(int code) {
+            this.code = code;
+        }
+
+        static final StateMachine<Payout> MACHINE = StateMachine.of(Payout.class)
+                .storedAs(p -> p.code)
+                .initial(PENDING)
+                .allow(PENDING, PROCESSING)
+                .allow(PROCESSING, PENDING, PAID, FAILED, SENDING, SKIPPED)
+                .allow(SENDING, PAID, UNKNOWN, FAILED, PENDING)
+                .allow(UNKNOWN, PAID, PENDING, FAILED)
+                .terminal(PAID, FAILED, SKIPPED)
+                .build();
+    }
+
+    private ClaimQueue<Payout> payouts() {
+        return baton.<Payout>queue("payout-" + jobs.name())
+                .table(jobs.name())
+                .claim("sync_status", Payout.MACHINE, Payout.PENDING, Payout.PROCESSING)
+                .deadState(Payout.FAILED)
+                .nonIdempotentSink(Payout.SENDING, Payout.UNKNOWN)
+                .lease(LEASE)
+                .build();
+    }
+
+    /**
+     * A Worker marks each row sending before its handler pays out; the handler then answers a completion the machine
+     * forbids from the sending state (row 1) or a dead letter of its own (row 2). Both rows die after their send: they
+     * must carry the maybe-sent mark, so that the operator's everyday requeue leaves them dead and the sink is called
+     * once per row.
+     */
+    @Test
+    void aRowThatDiesAfterItsSendIsMarkedMaybeSentAndRequeueAllLeavesIt() throws Exception {
+        ClaimQueue<Payout> q = payouts();
+        jobs.insert(1, 2, Payment.PAID);
+        List<Long> paidOut = new CopyOnWriteArrayList<>();
+        Worker worker = baton.worker(q)
+                .batchSize(10)
+                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
+                .handle(row -> {
+                    paidOut.add(row.longId());
+                    return row.longId() == 1
+                            ? Outcome.complete(Payout.SKIPPED)
+                            : Outcome.deadLetter("the partner answered 422 after taking the payout");
+                })
+                .start();
+        try {
+            Timing.await("both rows dead", () -> q.deadLetters().count(10) == 2, 30, () -> "sent " + paidOut);
+        } finally {
+            worker.close();
+        }
+        List<DeadRow> dead = q.deadLetters().list(10);
+        for (DeadRow d : dead) {
+            assertTrue(d.mayHaveBeenSent(), "row " + d.longId() + " died after its send: " + d.lastError());
+        }
+        assertEquals(0, q.deadLetters().requeueAll(100).rows(), "nothing that may have been sent");
+        assertEquals(List.of(1L, 2L), ids(q.deadLetters().list(10)));
+        assertEquals(2, paidOut.size(), "each row paid out once: " + paidOut);
+    }
+
+    /**
+     * A row that dies before its mark (the handler's dead letter is written from the processing state) cannot have
+     * been sent and is requeued as before; one that dies after it carries the mark.
+     */
+    @Test
+    void aDeadLetterBeforeTheMarkIsPlainAndOneAfterItIsMarked() {
+        ClaimQueue<Payout> q = payouts();
+        jobs.insert(1, 2, Payment.PAID);
+        List<ClaimedRow<Payout>> rows = new ArrayList<>(q.claim(2));
+        rows.sort(java.util.Comparator.comparingLong(ClaimedRow::longId));
+        assertTrue(q.markSending(rows.get(1)).done());
+        assertTrue(q.apply(rows.get(0), Outcome.deadLetter("bad payload")).done());
+        assertTrue(q.apply(rows.get(1), Outcome.deadLetter("partner refused")).done());
+        List<DeadRow> dead = q.deadLetters().list(10);
+        assertEquals("bad payload", dead.get(0).lastError());
+        assertEquals(DeadRow.MAY_HAVE_BEEN_SENT + "partner refused", dead.get(1).lastError());
+    }
+
+    /**
+     * A "sent" verdict moves the row out of the queue: into the claimable state it would be sent again, into the dead
+     * state it would lose the mark that keeps a requeue from sending it. Both are refused with a typed error before
+     * any SQL, and the rows stay unknown; the reconciler's hook goes through the same check.
+     */
+    @Test
+    void aSentVerdictIntoTheQueuesOwnStatesIsRefusedAndTheRowStaysUnknown() {
+        ClaimQueue<Sync> sending = jobs.sendingQueue(baton, LEASE);
+        jobs.insert(1, 2, Payment.PAID);
+        for (ClaimedRow<Sync> r : sending.claim(2)) {
+            assertTrue(sending.markSending(r).done());
+            assertTrue(sending.apply(r, Outcome.unknown("timeout")).done());
+        }
+        for (Sync target : new Sync[] {Sync.PENDING, Sync.FAILED, Sync.UNKNOWN, Sync.SENDING, Sync.PROCESSING}) {
+            assertThrows(
+                    IllegalVerdictException.class,
+                    () -> sending.unknownSends().resolveSent(1L, Outcome.complete(target)),
+                    "sent into " + target);
+            assertThrows(
+                    IllegalVerdictException.class,
+                    () -> sending.unknownSends().resolve(2L, Outcome.complete(target)),
+                    "verdict sent into " + target);
+        }
+        assertEquals(Sync.UNKNOWN, jobs.sync(1));
+        assertEquals(Sync.UNKNOWN, jobs.sync(2));
+        assertEquals(0, sending.deadLetters().requeueAll(100).rows());
+        assertEquals(
+                new LeaseResult.Done<>(1L, Sync.COMPLETED),
+                sending.unknownSends().resolveSent(1L, Outcome.complete(Sync.COMPLETED)));
+        LeaseResult<Sync> given = sending.unknownSends().deadLetter(2L, null);
+        assertTrue(given.done());
+        String error = sending.deadLetters().list(1).get(0).lastError();
+        assertTrue(error.startsWith(DeadRow.MAY_HAVE_BEEN_SENT) && !error.endsWith("null"), error);
     }
 
     @Test
