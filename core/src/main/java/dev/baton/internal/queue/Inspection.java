@@ -248,6 +248,7 @@ public final class Inspection<S extends Enum<S>> {
             check.requireColumn(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0");
             check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
             check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
+            requireRoomForTheMaybeSentMark(check);
             used.check(check, d, shape.table);
             requireZoneSafeTimes(check, def);
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
@@ -270,6 +271,27 @@ public final class Inspection<S extends Enum<S>> {
             check.throwIfProblems();
             return null;
         });
+    }
+
+    /** The narrowest error column a non-idempotent queue accepts: the maybe-sent mark and some of the reason. */
+    static final int MIN_ERROR_WIDTH_WHEN_SENDING = 64;
+
+    /**
+     * On a non-idempotent queue the maybe-sent mark is the start of the error text, cut to the column's width: a
+     * column too narrow for it would lose the mark, and a requeue would send the row again.
+     */
+    private void requireRoomForTheMaybeSentMark(SchemaCheck check) {
+        if (shape.sending == null) {
+            return;
+        }
+        SchemaCheck.ColumnInfo error = check.column(shape.def.errorColumn());
+        if (error != null && error.size() > 0 && error.size() < MIN_ERROR_WIDTH_WHEN_SENDING) {
+            check.problem(
+                    "queue '" + shape.name + "': column " + shape.def.errorColumn() + " holds " + error.size()
+                            + " characters; a queue with a non-idempotent sink needs at least "
+                            + MIN_ERROR_WIDTH_WHEN_SENDING + " to keep the mark of a row that may have been sent",
+                    null);
+        }
     }
 
     /**

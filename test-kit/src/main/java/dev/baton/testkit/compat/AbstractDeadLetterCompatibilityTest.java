@@ -19,6 +19,7 @@ import dev.baton.LeaseResult;
 import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.Outcome;
+import dev.baton.SchemaMismatchException;
 import dev.baton.StateMachine;
 import dev.baton.TransitionResult;
 import dev.baton.Worker;
@@ -352,6 +353,30 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         assertTrue(given.done());
         String error = sending.deadLetters().list(1).get(0).lastError();
         assertTrue(error.startsWith(DeadRow.MAY_HAVE_BEEN_SENT) && !error.endsWith("null"), error);
+    }
+
+    /**
+     * The maybe-sent mark is the start of the error text, cut to the column's width: a non-idempotent queue whose
+     * error column is too narrow to hold it fails {@code verify()} naming the column, where an idempotent one passes.
+     */
+    @Test
+    void anErrorColumnTooNarrowForTheMaybeSentMarkFailsVerifyOfASendingQueue() {
+        String table = TestDatabases.uniqueName("dead_narrow");
+        String ts = db.kind().timestampType();
+        db.execute("CREATE TABLE " + table + " (id BIGINT NOT NULL PRIMARY KEY, payment_status INT NOT NULL,"
+                + " sync_status INT NOT NULL, third_party_guid VARCHAR(64) NULL, lease_until " + ts + ","
+                + " claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts + ","
+                + " last_error VARCHAR(16) NULL, created_at " + ts + ", payload VARCHAR(100) NULL)");
+        try {
+            db.execute("CREATE INDEX ix_" + table + " ON " + table + " (sync_status, payment_status, id)");
+            SchemaMismatchException e =
+                    assertThrows(SchemaMismatchException.class, () -> JobsTable.sendingQueue(baton, table, LEASE)
+                            .verify());
+            assertTrue(e.getMessage().contains("last_error holds 16 characters"), e.getMessage());
+            JobsTable.queue(baton, table, LEASE).verify();
+        } finally {
+            db.dropTableIfExists(table);
+        }
     }
 
     @Test
