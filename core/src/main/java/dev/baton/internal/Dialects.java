@@ -10,6 +10,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import javax.sql.DataSource;
 
@@ -33,6 +34,10 @@ public final class Dialects {
         try (Connection c = dataSource.getConnection()) {
             DatabaseInfo info = describe(c);
             Dialect d = forDatabase(info, c, Dialects.class.getClassLoader());
+            Optional<String> engine = d.diagnostics().engineProblem(c);
+            if (engine.isPresent()) {
+                throw new UnsupportedDatabaseException(engine.get());
+            }
             List<String> problems = d.diagnostics().sessionProblems(c);
             if (!problems.isEmpty()) {
                 throw new ConfigurationException("the " + d.name() + " sessions of this DataSource are not set up as"

@@ -280,6 +280,7 @@ public final class SchemaCheck {
      * a {@code wsrep_sync_wait} without the read bit lets the read-back after a guarded update read stale state).
      */
     public void requireSession() throws SQLException {
+        dialect.diagnostics().engineProblem(connection).ifPresent(p -> problem(p, null));
         for (String p : dialect.diagnostics().sessionProblems(connection)) {
             problem("the sessions of the data source are not set up as Baton needs: " + p, null);
         }

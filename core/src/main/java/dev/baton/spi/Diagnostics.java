@@ -124,6 +124,20 @@ public interface Diagnostics {
     }
 
     /**
+     * Checks that the server is the engine this dialect's guarantees hold on, not another that speaks its protocol and
+     * breaks what a claim relies on: a row lock that {@code SKIP LOCKED} (or {@code READPAST}) honours and that is held
+     * until commit. Returns why not, naming the engine. Baton refuses to start when it detects the dialect and the
+     * check finds a problem ({@link dev.baton.UnsupportedDatabaseException}); {@code verify()} reports it when the
+     * dialect was given explicitly. Default: no problem, without a query.
+     *
+     * @param connection an open connection from the host's data source
+     * @throws SQLException if the server cannot be asked
+     */
+    default Optional<String> engineProblem(Connection connection) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
      * Checks once, when Baton detects the dialect, that a session is set up as Baton needs (for example that SQL
      * Server sessions report row counts, without {@code SET NOCOUNT ON}). Returns the problems found, each a sentence
      * that says how to fix it; Baton refuses to start with any. Not called when the dialect is given explicitly.

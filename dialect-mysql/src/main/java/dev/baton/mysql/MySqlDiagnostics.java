@@ -59,6 +59,32 @@ final class MySqlDiagnostics implements Diagnostics {
         return problems;
     }
 
+    /** The server's version string: TiDB, Vitess and PlanetScale answer the MySQL protocol and name themselves here. */
+    static final String VERSION_SQL = "SELECT VERSION()";
+
+    @Override
+    public Optional<String> engineProblem(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(VERSION_SQL)) {
+            return rs.next() ? engineOf(rs.getString(1)) : Optional.empty();
+        }
+    }
+
+    /** The problem of an engine whose {@code VERSION()} is {@code version}, if it is not MySQL or MariaDB. */
+    static Optional<String> engineOf(String version) {
+        String v = version == null ? "" : version.toLowerCase(Locale.ROOT);
+        if (v.contains("tidb")) {
+            return Optional.of("the server is TiDB (" + version + "), which runs SELECT … FOR UPDATE SKIP LOCKED as a"
+                    + " read that locks nothing: two workers can claim one row. Baton does not start on it");
+        }
+        if (v.contains("vitess") || v.contains("planetscale")) {
+            return Optional.of("the server is Vitess or PlanetScale (" + version + "), whose row locks and SKIP LOCKED"
+                    + " do not hold as MySQL's do across its shards, and whose named locks (GET_LOCK) are not"
+                    + " MySQL's: Baton's claims are not proven there and it does not start on it");
+        }
+        return Optional.empty();
+    }
+
     /** The problems of a session with binary logging {@code logBin} in {@code format}. */
     static List<String> binlogProblems(boolean logBin, String format) {
         if (logBin && "STATEMENT".equalsIgnoreCase(format)) {

@@ -1,6 +1,7 @@
 package dev.baton.mysql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.spi.SqlError;
 import java.sql.SQLException;
@@ -115,5 +116,30 @@ class MySqlClassifyTest {
         SqlError denied = d.diagnostics().classify(new SQLException("UPDATE command denied", "42000", 1142));
         assertEquals(SqlError.OTHER, denied);
         assertEquals(false, denied.refusesValues());
+    }
+
+    /**
+     * The AWS JDBC wrapper's "transaction resolution unknown" after an Aurora writer failover (08007, no vendor code)
+     * is a lost reply: read back, in doubt where nothing tells. It does not run here: the text is the wrapper's.
+     */
+    @Test
+    void transactionResolutionUnknownIsALostReply() {
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("Transaction resolution unknown", "08007")));
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("The active SQL connection has changed", "08S02")));
+    }
+
+    /** TiDB, Vitess and PlanetScale, which answer as MySQL, are named and refused by their version strings. */
+    @Test
+    void theEngineCheckRefusesTiDbAndVitessByTheirVersionAndPassesMySqlAndMariaDb() {
+        assertTrue(MySqlDiagnostics.engineOf("8.0.11-TiDB-v8.5.6").orElseThrow().contains("TiDB"));
+        assertTrue(MySqlDiagnostics.engineOf("8.0.30-Vitess").orElseThrow().contains("Vitess"));
+        assertTrue(MySqlDiagnostics.engineOf("8.0.23-PlanetScale").orElseThrow().contains("PlanetScale"));
+        for (String ours : new String[] {"8.0.40", "8.4.3", "10.11.19-MariaDB-0+deb12u1", "11.4.5-MariaDB-log"}) {
+            assertTrue(MySqlDiagnostics.engineOf(ours).isEmpty(), ours);
+        }
     }
 }

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
@@ -56,6 +57,14 @@ final class PostgresDiagnostics implements Diagnostics {
                     case "25006" -> {
                         return SqlError.READ_ONLY;
                     }
+                    // a standby still finishing its promotion (Patroni's leader before pg_promote() returned):
+                    // "cannot set transaction read-write mode during recovery" (0A000), "recovery is in progress"
+                    // (55000, from the WAL functions): not the writer yet, as a read-only server is
+                    case "0A000", "55000" -> {
+                        if (String.valueOf(s.getMessage()).contains("recovery")) {
+                            return SqlError.READ_ONLY;
+                        }
+                    }
                     // statement timeout, pg_cancel_backend, a JDBC query timeout (pgjdbc cancels): the statement did
                     // not fail for its values, so it must never count as the row's fault
                     case "57014" -> {
@@ -82,6 +91,30 @@ final class PostgresDiagnostics implements Diagnostics {
             }
         }
         return SqlError.OTHER;
+    }
+
+    /** The server's own account of itself: CockroachDB answers the PostgreSQL protocol with its name here. */
+    static final String VERSION_SQL = "SELECT version()";
+
+    @Override
+    public Optional<String> engineProblem(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(VERSION_SQL)) {
+            return rs.next() ? engineOf(rs.getString(1)) : Optional.empty();
+        }
+    }
+
+    /** The problem of an engine whose {@code version()} is {@code version}, if it is not PostgreSQL. */
+    static Optional<String> engineOf(String version) {
+        if (version != null && version.toLowerCase(Locale.ROOT).contains("cockroachdb")) {
+            return Optional.of("the server is CockroachDB (" + version + "), which speaks PostgreSQL's protocol but"
+                    + " not its locking: under SERIALIZABLE a FOR UPDATE lock is best effort (it can be released"
+                    + " before commit on a lease transfer or a node's loss unless"
+                    + " enable_durable_locking_for_serializable is on), and SKIP LOCKED has skipped rows that were not"
+                    + " locked, so two workers could claim one row. Baton's claims are not proven there and it does not"
+                    + " start on it");
+        }
+        return Optional.empty();
     }
 
     /**

@@ -72,4 +72,44 @@ class PostgresClassifyTest {
             assertEquals(false, e.refusesValues(), state);
         }
     }
+
+    /**
+     * The AWS JDBC wrapper's "transaction resolution unknown" after an Aurora writer failover (08007) is a lost reply:
+     * read back, in doubt where nothing tells. A standby still finishing its promotion (Patroni's leader before its
+     * promotion returned) refuses writes as a read-only server does. Neither runs here: the texts are the wrapper's
+     * and PostgreSQL's.
+     */
+    @Test
+    void transactionResolutionUnknownIsALostReplyAndAPromotingStandbyIsReadOnly() {
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("Transaction resolution unknown", "08007")));
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("The active SQL connection has changed", "08S02")));
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics()
+                        .classify(new SQLException(
+                                "ERROR: cannot set transaction read-write mode during recovery", "0A000")));
+        assertEquals(
+                SqlError.READ_ONLY,
+                d.diagnostics().classify(new SQLException("ERROR: recovery is in progress", "55000")));
+        assertEquals(
+                SqlError.OTHER,
+                d.diagnostics().classify(new SQLException("ERROR: unsupported feature", "0A000")),
+                "only recovery makes 0A000 a read-only server");
+    }
+
+    /** CockroachDB, which answers as PostgreSQL, is named and refused by its {@code version()}; PostgreSQL is not. */
+    @Test
+    void theEngineCheckRefusesCockroachDbByItsVersionAndPassesPostgres() {
+        String crdb =
+                "CockroachDB CCL v24.1.0 (x86_64-pc-linux-gnu, built 2024/05/15 21:28:29, go1.22.2 X:nocoverageredesign)";
+        assertTrue(PostgresDiagnostics.engineOf(crdb).orElseThrow().contains("CockroachDB"));
+        assertTrue(PostgresDiagnostics.engineOf(
+                        "PostgreSQL 15.20 (Debian 15.20-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc")
+                .isEmpty());
+        assertTrue(PostgresDiagnostics.engineOf(null).isEmpty());
+    }
 }

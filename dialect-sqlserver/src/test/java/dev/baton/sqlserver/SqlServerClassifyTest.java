@@ -89,4 +89,12 @@ class SqlServerClassifyTest {
         assertEquals(SqlError.OTHER, denied);
         assertEquals(false, denied.refusesValues());
     }
+
+    /** The AWS JDBC wrapper's "transaction resolution unknown" (08007, no error number) is a lost reply. */
+    @Test
+    void transactionResolutionUnknownIsALostReply() {
+        assertEquals(
+                SqlError.CONNECTION_LOST,
+                d.diagnostics().classify(new SQLException("Transaction resolution unknown", "08007")));
+    }
 }
