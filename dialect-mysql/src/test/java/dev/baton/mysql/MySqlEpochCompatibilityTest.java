@@ -8,8 +8,8 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The epoch watch's suite (issue 24, item 4) on the local MariaDB, where a claim is a transaction of several statements:
- * the failover is a test dialect's epoch and plain SQL ({@link MariaDbFailoverTest} runs a real one).
+ * The epoch watch's suite on the local MariaDB, where a claim is a transaction of several statements: the failover is
+ * a test dialect's epoch and plain SQL ({@link MariaDbFailoverTest} runs a real one).
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(

@@ -33,11 +33,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The epoch watch of a queue with a non-idempotent sink (issue 24, item 4) without a failover: the writer's epoch is the
- * one thing a test dialect reports itself (the server's own dialect otherwise), and the test turns it after making with
- * plain SQL what a promotion leaves behind (a lossy one: rows whose SENDING marks are gone, claimable again with their
- * attempts back, or still processing under the claim that marked them). Each test fails when a claim hands out a row
- * whose mark this process knows was lost, or quarantines a row this process itself put back in the queue.
+ * The epoch watch of a queue with a non-idempotent sink, without a failover: the writer's epoch is the one thing a
+ * test dialect reports itself (the server's own dialect otherwise), and the test turns it after making with plain SQL
+ * what a promotion leaves behind (a lossy one: rows whose SENDING marks are gone, claimable again with their attempts
+ * back, or still processing under the claim that marked them). Each test fails when a claim hands out a row whose mark
+ * this process knows was lost, when a row this process itself put back in the queue is quarantined as a lost mark, or
+ * when a Worker may idle longer than the other processes hold their claims after a new writer.
  */
 public abstract class AbstractEpochCompatibilityTest extends DatabaseSuite {
     private static final Duration LEASE = Duration.ofSeconds(30);
