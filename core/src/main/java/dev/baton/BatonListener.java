@@ -85,7 +85,9 @@ public interface BatonListener {
     /**
      * A claim from {@code queue} found a new writer (the database's epoch changed: a failover) and moved the rows whose
      * SENDING marks were lost with the old writer to the unknown state: {@link EpochChange#lostMarks()} sends are in
-     * doubt and go to reconciliation. Called once per change, per queue and process, after the rows moved.
+     * doubt and go to reconciliation. Called once per change, per queue and data source in the process, on the thread
+     * of the claim that saw it, after the rows moved (at once also for a claim in a caller's transaction: the move
+     * commits on a connection of its own).
      */
     default void onEpochChange(EpochChange change) {}
 

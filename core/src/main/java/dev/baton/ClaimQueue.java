@@ -150,7 +150,11 @@ public final class ClaimQueue<S extends Enum<S>> {
     /**
      * Like {@link #claim(int)}, on the caller's connection and inside its transaction: the claim (lease, token,
      * attempt) commits or rolls back with it, and until then other claimers skip the rows. Never commits, rolls back
-     * or retries; fires no listeners.
+     * or retries; fires no listeners but {@link BatonListener#onEpochChange}. On a queue with a non-idempotent sink the
+     * writer's epoch is read on {@code connection} first, as {@link #claim(int)} does; when it changed, the rows of the
+     * SENDING marks this process lost are moved to the unknown state in a transaction of Baton's own on another
+     * connection of the data source, committed before the claim (the caller's transaction may still roll back), and
+     * the claim then takes nothing for {@link EpochChange#HOLD}.
      *
      * @throws ConfigurationException if {@code batchSize} is outside 1..{@link #maxBatchSize()}
      * @throws DataAccessException on a database failure (the caller decides about its transaction)

@@ -7,24 +7,31 @@ package dev.baton;
  *
  * <p>A failover to a standby that lacked the last commits of the old writer loses them: SENDING marks, completions.
  * A row whose mark is gone is claimable again on the new writer, and a second claim would make its irreversible call a
- * second time. Baton keeps, per queue and per process, the SENDING marks it committed within the last {@link
- * #WINDOW} that were not known durable on a standby ({@link SendDurability#OFF}, or a {@link SendDurability#WARN} wait
- * that ran out). When the epoch changes, it looks up those rows on the new writer before its claim: those in the
- * claimable or processing state lost their mark with the old writer, and go to the unknown state, for reconciliation
- * after the usual quarantine, never straight back to a claim.
+ * second time. Baton keeps, per queue (its table and name) and data source in the process, shared by every {@link
+ * ClaimQueue} object built for the queue, the SENDING marks it committed within the last {@link #WINDOW} that were not
+ * known durable on a standby ({@link SendDurability#OFF}, or a {@link SendDurability#WARN} wait that ran out). A mark
+ * is dropped when the process itself puts the row back in the claimable state afterwards (a retry or release of the
+ * claim, {@link UnknownSends#resolveNotSent}; not inside a caller's transaction): the row is due again by a verdict
+ * that nothing was sent. When the epoch changes, the first claim of the queue in the process (also one in a caller's
+ * transaction) looks up those rows on the new writer before it claims: those in the claimable or processing state lost
+ * their mark with the old writer, and go to the unknown state, for reconciliation after the usual quarantine, never
+ * straight back to a claim.
  *
  * <p>The record is in the memory of the process that made the marks. So that another process of the queue does not
  * claim those rows before their owner has moved them, a process that sees a new writer claims nothing from the queue
  * for {@link #HOLD} (unless the queue's policy is {@link SendDurability#REQUIRE}, under which no mark can be lost):
- * live processes reach the new writer within that, and each moves its own lost marks first. A worker process that
- * ends with the old writer, or one that reaches the new writer more than {@link #HOLD} after another, is not covered.
+ * live processes reach the new writer within that, and each moves its own lost marks first. That assumes each of them
+ * claims at least every half of {@link #HOLD}: a {@link Worker} refuses to start with a longer idle poll on such a
+ * queue, and a caller that claims by itself must claim as often. A worker process that ends with the old writer, or one
+ * that reaches the new writer more than {@link #HOLD} after another, is not covered.
  * Only {@link SendDurability#REQUIRE} rules out the double send itself.
  *
  * @param queue the queue's name
  * @param from the epoch before (e.g. {@code timeline 1})
  * @param to the epoch now
  * @param marksNotKnownDurable SENDING marks this process committed within the {@link #WINDOW} before the change that
- *     no standby was known to have: the sends a failover could have made in doubt
+ *     no standby was known to have, less those whose rows it put back in the claimable state since: the sends a
+ *     failover could have made in doubt
  * @param lostMarks of those, rows the new writer had without their mark (claimable or processing): moved to the
  *     unknown state, the sends in doubt that this process found
  * @param untracked marks not kept because more than {@link #MAX_TRACKED} were made within the window (0 normally): a
@@ -44,6 +51,9 @@ public record EpochChange(
      */
     public static final java.time.Duration HOLD = java.time.Duration.ofSeconds(10);
 
-    /** The most marks kept per queue and process (the oldest go first; {@link #untracked} counts them). */
+    /**
+     * The most marks kept per queue and data source in the process (the oldest go first; {@link #untracked} counts
+     * them).
+     */
     public static final int MAX_TRACKED = 200_000;
 }

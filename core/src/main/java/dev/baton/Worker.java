@@ -225,7 +225,10 @@ public final class Worker implements AutoCloseable {
 
         /**
          * Wait after a short batch (default 500 ms); when the queue is empty the wait doubles up to {@code maxIdle}
-         * (default 5 s). After a full batch the worker claims again at once.
+         * (default 5 s). After a full batch the worker claims again at once. For a queue with a non-idempotent sink
+         * under {@link SendDurability#OFF} or {@link SendDurability#WARN}, {@code maxIdle} must be at most half of
+         * {@link EpochChange#HOLD} (5 s; checked by {@link #start()}): after a failover the queue's other processes
+         * hold their claims that long so that this worker moves the rows of its lost SENDING marks first.
          */
         public Builder<S> pollInterval(Duration interval, Duration maxIdle) {
             Objects.requireNonNull(interval, "interval");
@@ -330,7 +333,9 @@ public final class Worker implements AutoCloseable {
         /**
          * Validates the configuration and starts the worker's threads.
          *
-         * @throws ConfigurationException if no handler is set, or the lease is shorter than three heartbeats
+         * @throws ConfigurationException if no handler is set, the lease is shorter than three heartbeats, or {@code
+         *     maxIdle} is longer than half of {@link EpochChange#HOLD} for a queue with a non-idempotent sink that is
+         *     not under {@link SendDurability#REQUIRE}
          */
         public Worker start() {
             if (handler == null) {
@@ -343,6 +348,16 @@ public final class Worker implements AutoCloseable {
             if (queue.lease().compareTo(beat.multipliedBy(3)) < 0) {
                 throw new ConfigurationException("lease " + queue.lease() + " is shorter than three heartbeats (" + beat
                         + "); a single slow heartbeat would lose the row (queue '" + queue.name() + "')");
+            }
+            Duration idleAtMost = EpochChange.HOLD.dividedBy(2);
+            if (queue.sendingState() != null
+                    && queue.sendDurability() != SendDurability.REQUIRE
+                    && maxIdleInterval.compareTo(idleAtMost) > 0) {
+                throw new ConfigurationException("maxIdle must be at most " + idleAtMost + " for queue '" + queue.name()
+                        + "' (a non-idempotent sink, sendDurability " + queue.sendDurability() + "), was "
+                        + maxIdleInterval + ": after a failover another process holds its claims for EpochChange.HOLD ("
+                        + EpochChange.HOLD + ") so that this one moves the rows of its lost SENDING marks first, and"
+                        + " an idle worker must claim, and reach the new writer, within it");
             }
             String n = name != null ? name : "baton-" + queue.name() + "-" + SEQUENCE.incrementAndGet();
             List<BatonInterceptor> chain = new ArrayList<>(queue.engine().interceptors());

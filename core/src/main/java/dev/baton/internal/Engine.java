@@ -785,6 +785,16 @@ public final class Engine {
         }
     }
 
+    /**
+     * Fires the listeners now, also inside a host transaction: for what Baton committed on a connection of its own,
+     * which the host's rollback does not undo.
+     */
+    public void fireAfterOwnCommit(Consumer<BatonListener> call) {
+        if (!listeners.isEmpty()) {
+            fireNow(call);
+        }
+    }
+
     private void fireNow(Consumer<BatonListener> call) {
         for (BatonListener l : listeners) {
             try {

@@ -6,17 +6,22 @@ import dev.baton.internal.Engine;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,70 +34,132 @@ import org.slf4j.LoggerFactory;
  * runs; listeners hear {@link dev.baton.BatonListener#onEpochChange}. Claims of other threads wait for the move.
  * Thread-safe.
  *
- * <p>The move runs on the claim's connection and is committed before the claim: in autocommit mode (PostgreSQL) by
- * itself, in the claim's transaction (MySQL and MariaDB, whose claim is several statements) by a commit of its own, so
- * that a claim that then fails and rolls back does not undo it while this watch already holds the new epoch.
+ * <p>The record (the epoch last seen, the marks, the hold) is one per queue (its table and name) and data source in
+ * this JVM, shared by every {@code ClaimQueue} object built for it, as the wake-ups share their registry: a second
+ * object of the queue must move the first one's lost marks, not claim them. A mark is forgotten when this process's own write
+ * puts its row back in the claimable state afterwards (a retry, a release, a reconciler's "not sent"): the row is due
+ * again by a verdict that nothing was sent, and a failover that keeps that write kept the mark before it.
+ *
+ * <p>The move is committed before the claim: on the data source in autocommit mode (PostgreSQL) by itself, in the
+ * claim's transaction (MySQL and MariaDB, whose claim is several statements) by a commit of its own, so that a claim
+ * that then fails and rolls back does not undo it while the record already holds the new epoch. In a caller's
+ * transaction, which Baton must not commit and which may still roll back, it runs in a transaction of its own on
+ * another connection of the data source, and the claim goes on in the caller's transaction.
  */
 final class EpochWatch<S extends Enum<S>> {
     private static final Logger log = LoggerFactory.getLogger(EpochWatch.class);
     private static final int CHUNK = 500;
     private static final long WINDOW_NANOS = EpochChange.WINDOW.toNanos();
 
-    private record Mark(Object id, long nanos) {}
+    /**
+     * The records by data source, found by identity (a data source's {@code equals} and {@code hashCode} are not
+     * called: proxies may refuse them) and weakly held, then by queue; guarded by itself.
+     */
+    private static final List<Keyed> RECORDS = new ArrayList<>();
+
+    private record Keyed(WeakReference<DataSource> dataSource, Map<String, Record> queues) {}
+
+    /** What this JVM knows of one queue's writer and marks. */
+    private static final class Record {
+        /**
+         * When each tracked row was marked ({@link System#nanoTime()}), by its id's key, oldest first; guarded by
+         * itself.
+         */
+        final LinkedHashMap<Object, Long> marks = new LinkedHashMap<>();
+        /** Marks dropped because more than {@link EpochChange#MAX_TRACKED} were kept; guarded by {@link #marks}. */
+        long untracked;
+        /** Set when the server refused the epoch query for another reason than a failover: never asked again. */
+        volatile boolean unreadable;
+        /** The epoch the last claim saw; null before the first claim, or when the database reports none. */
+        volatile String current;
+        /** Set to the end of the {@link EpochChange#HOLD} when a claim saw a new writer; 0: no hold. */
+        volatile long holdUntil;
+        /**
+         * The epoch a move to the unknown state is under way for, and the rows it found without their mark so far;
+         * guarded by this record. Kept across the claim's retries: a move whose reply was lost may have committed, and
+         * its retry then finds those rows unknown already, so only the union of what each attempt found counts them
+         * all.
+         */
+        String moving;
+
+        Set<Object> found = new LinkedHashSet<>();
+    }
+
+    private static Record recordOf(DataSource dataSource, String queue) {
+        synchronized (RECORDS) {
+            RECORDS.removeIf(k -> k.dataSource.get() == null);
+            for (Keyed k : RECORDS) {
+                if (k.dataSource.get() == dataSource) {
+                    return k.queues.computeIfAbsent(queue, q -> new Record());
+                }
+            }
+            Keyed k = new Keyed(new WeakReference<>(dataSource), new HashMap<>());
+            RECORDS.add(k);
+            return k.queues.computeIfAbsent(queue, q -> new Record());
+        }
+    }
 
     private final QueueShape<S> shape;
-    /** Oldest first; guarded by itself. */
-    private final ArrayDeque<Mark> marks = new ArrayDeque<>();
-    /** Marks dropped because more than {@link EpochChange#MAX_TRACKED} were kept; guarded by {@link #marks}. */
-    private long untracked;
-    /** Set when the server refused the epoch query for another reason than a failover: never asked again. */
-    private volatile boolean unreadable;
-    /** The epoch the last claim saw; null before the first claim, or when the database reports none. */
-    private volatile String current;
-    /**
-     * The epoch a move to the unknown state is under way for, and the rows it found without their mark so far; guarded
-     * by {@code this}. Kept across the claim's retries: a move whose reply was lost may have committed, and its retry
-     * then finds those rows unknown already, so only the union of what each attempt found counts them all.
-     */
-    private String moving;
-
-    private Set<Object> found = new LinkedHashSet<>();
+    /** This queue's record; null when the queue has no non-idempotent sink. */
+    private final Record record;
 
     EpochWatch(QueueShape<S> shape) {
         this.shape = shape;
+        this.record = shape.sending == null
+                ? null
+                : recordOf(shape.engine.dataSource(), shape.qTable + "\u0000" + shape.name);
     }
 
     /** Whether this queue reads the epoch: only a queue with a non-idempotent sink has sends to lose. */
     boolean active() {
-        return shape.sending != null;
+        return record != null;
     }
 
     /** A SENDING mark of row {@code id} committed and not known durable on a standby. */
     void notKnownDurable(Object id) {
-        long now = System.nanoTime();
-        synchronized (marks) {
-            marks.addLast(new Mark(id, now));
+        Object key = FencedWrites.idKey(id);
+        Record r = record;
+        synchronized (r.marks) {
+            long now = System.nanoTime(); // taken under the lock: the map stays in the order of these times
+            r.marks.remove(key); // a row marked again moves to the end
+            r.marks.put(key, now);
             prune(now);
-            if (marks.size() > EpochChange.MAX_TRACKED) {
-                marks.pollFirst();
-                untracked++;
+            if (r.marks.size() > EpochChange.MAX_TRACKED) {
+                Iterator<Object> eldest = r.marks.keySet().iterator();
+                eldest.next();
+                eldest.remove();
+                r.untracked++;
             }
         }
     }
 
-    /** Set to the end of the {@link EpochChange#HOLD} when this process saw a new writer; 0: no hold. */
-    private volatile long holdUntil;
+    /**
+     * This process's own write, sent at {@code sentNanos} or later, put row {@code id} back in the claimable state: its
+     * marks made before are no longer in doubt. Not in a caller's transaction, which may still roll back.
+     */
+    void putBack(Object id, long sentNanos) {
+        if (record == null || shape.engine.inHostTransaction()) {
+            return;
+        }
+        Object key = FencedWrites.idKey(id);
+        synchronized (record.marks) {
+            Long at = record.marks.get(key);
+            if (at != null && at - sentNanos < 0) { // a mark after the write is a later claim's
+                record.marks.remove(key);
+            }
+        }
+    }
 
     /** Whether claims hold now, after a new writer was seen (see {@link EpochChange#HOLD}). */
     private boolean holding() {
-        long until = holdUntil;
+        long until = record.holdUntil;
         if (until == 0) {
             return false;
         }
         if (System.nanoTime() - until < 0) {
             return true;
         }
-        holdUntil = 0;
+        record.holdUntil = 0;
         return false;
     }
 
@@ -103,15 +170,17 @@ final class EpochWatch<S extends Enum<S>> {
      *     ago, and the queue's other processes may not have moved their lost marks yet
      */
     boolean beforeClaim(Connection c) throws SQLException {
-        if (!active() || shape.engine.inHostTransaction()) {
+        if (record == null) {
             return true;
         }
+        Record r = record;
         if (holding()) {
             return false;
         }
-        if (unreadable) {
+        if (r.unreadable) {
             return true;
         }
+        boolean callers = shape.engine.inHostTransaction();
         Optional<String> read;
         try {
             read = shape.dialect.diagnostics().epoch(c);
@@ -121,63 +190,78 @@ final class EpochWatch<S extends Enum<S>> {
                 throw e; // the claim's retry reads it again, on a new connection
             }
             // a server that does not offer the function (a managed service's fork): claims go on without the watch
-            unreadable = true;
+            r.unreadable = true;
             log.warn(
                     "queue '{}': cannot read the writer's epoch ({}); rows whose SENDING marks a failover loses will"
                             + " not be sent to reconciliation by this process",
                     shape.name,
                     e.getMessage());
+            if (callers && shape.dialect.traits().failedStatementAbortsTransaction()) {
+                throw e; // the caller's transaction can run nothing more; its next claim goes on without the watch
+            }
             return true;
         }
-        if (read.isEmpty() || read.get().equals(current)) {
+        if (read.isEmpty() || read.get().equals(r.current)) {
             return !holding(); // another thread may have seen the change a moment ago
         }
-        synchronized (this) {
-            String before = current;
+        synchronized (r) {
+            String before = r.current;
             String now = read.get();
             if (now.equals(before)) {
                 return !holding(); // another claim moved them
             }
             if (before == null) {
-                current = now; // this process's first claim: nothing it marked can be on another writer's past
+                r.current = now; // this queue's first claim here: nothing marked can be on another writer's past
                 return true;
             }
             Set<Object> ids = new LinkedHashSet<>();
             long dropped;
-            Mark last;
-            synchronized (marks) {
+            Long last = null;
+            synchronized (r.marks) {
                 prune(System.nanoTime());
-                last = marks.peekLast();
-                for (Mark m : marks) {
-                    ids.add(m.id());
+                for (Map.Entry<Object, Long> m : r.marks.entrySet()) {
+                    ids.add(m.getKey());
+                    last = m.getValue();
                 }
-                dropped = untracked;
+                dropped = r.untracked;
             }
-            if (!now.equals(moving)) {
-                moving = now;
-                found = new LinkedHashSet<>();
+            if (!now.equals(r.moving)) {
+                r.moving = now;
+                r.found = new LinkedHashSet<>();
             }
-            moveToUnknown(c, new ArrayList<>(ids), found);
-            if (!c.getAutoCommit()) {
-                c.commit(); // the claim's transaction goes on in a new one
+            Set<Object> found = r.found;
+            List<Object> list = new ArrayList<>(ids);
+            if (callers) {
+                // the caller's transaction may still roll back, while the record forgets these marks once moved
+                shape.engine.ownTransaction(
+                        "move the rows of lost SENDING marks in queue '" + shape.name + "'", own -> {
+                            moveToUnknown(own, list, found);
+                            return null;
+                        });
+            } else {
+                moveToUnknown(c, list, found);
+                if (!c.getAutoCommit()) {
+                    c.commit(); // the claim's transaction goes on in a new one
+                }
             }
             long moved = found.size();
-            moving = null;
-            found = new LinkedHashSet<>();
-            synchronized (marks) {
+            r.moving = null;
+            r.found = new LinkedHashSet<>();
+            synchronized (r.marks) {
                 // marks made since were made on the new writer (or refused): only those up to here were in doubt
-                while (last != null && !marks.isEmpty() && marks.peekFirst().nanos() - last.nanos() <= 0) {
-                    marks.pollFirst();
+                Iterator<Long> times = r.marks.values().iterator();
+                while (last != null && times.hasNext() && times.next() - last <= 0) {
+                    times.remove();
                 }
-                untracked -= dropped;
+                r.untracked -= dropped;
             }
             EpochChange change = new EpochChange(shape.name, before, now, ids.size(), moved, dropped);
             boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE;
             if (hold) {
                 // the other processes' marks: no claim until they have had the time to move theirs
-                holdUntil = Math.max(1, System.nanoTime() + EpochChange.HOLD.toNanos());
+                r.holdUntil = Math.max(1, System.nanoTime() + EpochChange.HOLD.toNanos());
             }
-            current = now;
+            r.current = now;
             if (moved > 0) {
                 log.warn(
                         "queue '{}': the writer changed ({} -> {}), a failover: of the {} SENDING mark(s) this process made"
@@ -201,15 +285,17 @@ final class EpochWatch<S extends Enum<S>> {
                         ids.size(),
                         change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
             }
-            shape.engine.fire(l -> l.onEpochChange(change));
+            // the move committed by itself, also in a caller's transaction (whose rollback does not undo it)
+            shape.engine.fireAfterOwnCommit(l -> l.onEpochChange(change));
             return !hold;
         }
     }
 
-    /** Drops marks older than the window; the caller holds {@link #marks}. */
+    /** Drops marks older than the window; the caller holds the record's marks. */
     private void prune(long now) {
-        while (!marks.isEmpty() && now - marks.peekFirst().nanos() > WINDOW_NANOS) {
-            marks.pollFirst();
+        Iterator<Long> times = record.marks.values().iterator();
+        while (times.hasNext() && now - times.next() > WINDOW_NANOS) {
+            times.remove();
         }
     }
 
@@ -233,7 +319,7 @@ final class EpochWatch<S extends Enum<S>> {
                 Rows.bind(ps, 1, where);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        found.add(rs.getObject(1));
+                        found.add(FencedWrites.idKey(rs.getObject(1)));
                     }
                 }
             }

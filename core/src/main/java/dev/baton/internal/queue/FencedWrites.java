@@ -110,6 +110,7 @@ public final class FencedWrites<S extends Enum<S>> {
         if (decisions.isEmpty()) {
             return List.of();
         }
+        long sent = System.nanoTime();
         List<LeaseResult<S>> results;
         List<List<Integer>> together = decisions.size() > 1 ? completionGroups(decisions) : List.of();
         if (together.isEmpty()) {
@@ -138,6 +139,9 @@ public final class FencedWrites<S extends Enum<S>> {
         for (int i = 0; i < results.size(); i++) {
             LeaseResult<S> r = results.get(i);
             Decision<S> d = decisions.get(i);
+            if (r instanceof LeaseResult.Done<S> done && done.state() == shape.claimable) {
+                shape.epochs.putBack(r.id(), sent); // a retry or release: a SENDING mark before it is not in doubt
+            }
             if (r instanceof LeaseResult.LeaseLost<S>) {
                 // once per claim: a heartbeat may have found the loss already and told the listeners (correctness #15)
                 if (firstLoss.test(d.row())) {
@@ -331,7 +335,8 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.add(id);
         binds.addAll(shape.in(unknown).binds());
         String operation = "resolve unknown send in queue '" + shape.name + "'";
-        return shape.engine.autocommit(
+        long sent = System.nanoTime();
+        LeaseResult<S> result = shape.engine.autocommit(
                 operation,
                 reported(c -> Engine.update(c, update, binds) == 1
                         ? new LeaseResult.Done<>(id, target)
@@ -344,6 +349,10 @@ public final class FencedWrites<S extends Enum<S>> {
                     throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
                             + " update was sent, and the row is no longer unknown: this call or another resolved it");
                 }));
+        if (completion == null && target == shape.claimable && result instanceof LeaseResult.Done<S>) {
+            shape.epochs.putBack(id, sent); // the reconciler's "not sent": the mark before it is not in doubt
+        }
+        return result;
     }
 
     /** {@code work}, reporting a column of the table an outcome sets that does not exist as a schema mismatch. */
@@ -847,7 +856,7 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     /** Integral ids compare by value whatever type the driver returned them as. */
-    private static Object idKey(Object id) {
+    static Object idKey(Object id) {
         return id instanceof Integer || id instanceof Long || id instanceof Short || id instanceof Byte
                 ? (Object) ((Number) id).longValue()
                 : id;
