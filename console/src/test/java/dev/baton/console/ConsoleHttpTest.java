@@ -313,6 +313,7 @@ class ConsoleHttpTest {
             assertEquals(
                     "nosniff",
                     page.headers().firstValue("X-Content-Type-Options").orElseThrow());
+            assertEquals("DENY", page.headers().firstValue("X-Frame-Options").orElseThrow());
 
             // the hostile id round-trips through the form and is requeued; the confirmation and result pages escape it
             String token = operator.token(f.queue.name());
@@ -773,6 +774,34 @@ class ConsoleHttpTest {
             fields.put("verdict", "");
             assertEquals(400, operator.post("action", fields).statusCode());
             assertEquals(Sync.UNKNOWN, f.state("u-1"));
+        }
+
+        @Test
+        void notSentForASendInQuarantineNeedsASecondTickAndWarns() throws Exception {
+            open(true, 50, 4);
+            f.insert("u-q", Sync.UNKNOWN, 1, "timeout after send", "q");
+            String later = f.db.kind() == dev.baton.testservers.DatabaseKind.POSTGRES
+                    ? "clock_timestamp() + interval '1 hour'"
+                    : "TIMESTAMPADD(HOUR, 1, UTC_TIMESTAMP(6))";
+            f.db.execute("UPDATE " + f.table + " SET lease_until = " + later + " WHERE id = 'u-q'");
+            Client operator = new Client(f.base(), "operator");
+            String row = row(operator.get("queue?q=" + f.queue.name()).body(), "su-q");
+            assertTrue(row.contains("(in quarantine)"), row);
+            assertTrue(row.contains("<input type=\"checkbox\" name=\"gone\" value=\"1\">"), row);
+            Map<String, String> fields = hiddenFields(row);
+            fields.put("verdict", "not-sent");
+            fields.put("evidence", "receiver has nothing");
+            HttpResponse<String> refused = operator.post("action", fields);
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("still in quarantine"), refused.body());
+            assertEquals(Sync.UNKNOWN, f.state("u-q"));
+            fields.put("gone", "1");
+            HttpResponse<String> confirm = operator.post("action", fields);
+            assertTrue(confirm.body().contains("Warning: this send is still in quarantine"), confirm.body());
+            assertEquals(
+                    "Done",
+                    heading(operator.submit(confirmation(confirm.body())).body()));
+            assertEquals(Sync.PENDING, f.state("u-q"));
         }
 
         @Test

@@ -154,10 +154,14 @@ public final class ConsoleApp {
                         return respond(405, headers, Pages.status(405, "Actions are POST requests."));
                     }
                     if (!mayOperate) {
+                        LOG.warn("console: refused an action of '{}': may not operate", oneLine(clipped(user.name())));
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
                     if (!csrf.check(request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"))) {
+                        LOG.warn(
+                                "console: refused an action of '{}': missing or wrong CSRF token",
+                                oneLine(clipped(user.name())));
                         return respond(
                                 403, headers, Pages.status(403, "Missing or wrong CSRF token; reload the page."));
                     }
@@ -321,6 +325,17 @@ public final class ConsoleApp {
                 sentence = "Resolve unknown send " + id + " of queue " + q.name() + " as "
                         + (verdict.equals("sent") ? "sent (to " + completion + ")" : verdict)
                         + ", on this evidence: " + evidence;
+                // the page marks a row still in quarantine: its sender may be alive between its mark and its call
+                if (verdict.equals("not-sent") && "1".equals(request.param("quarantine"))) {
+                    if (!"1".equals(request.param("gone"))) {
+                        throw new BadRequest("Unknown send " + id + " is still in quarantine: its sender may still be"
+                                + " alive and send it. Answer \"not sent\" only when its process is gone, and tick"
+                                + " that it is.");
+                    }
+                    sentence += " Warning: this send is still in quarantine. You say its sender's process is gone;"
+                            + " if it is not, the row is sent again while the old sender may still send it, and the"
+                            + " receiver gets it twice.";
+                }
             }
             case "pause", "resume" -> {
                 if (q.workers().isEmpty()) {
@@ -495,6 +510,7 @@ public final class ConsoleApp {
                 "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none';"
                         + " base-uri 'none'");
         h.put("X-Content-Type-Options", "nosniff");
+        h.put("X-Frame-Options", "DENY"); // for browsers that do not know the CSP's frame-ancestors
         h.put("Referrer-Policy", "no-referrer");
         h.put("Cache-Control", "no-store");
         return new ConsoleResponse(status, h, body);

@@ -347,6 +347,13 @@ public final class Pages {
                             + "<option value=\"dead\">give up (dead letter)</option></select> "
                             + "<textarea name=\"evidence\" required maxlength=\"2000\""
                             + " placeholder=\"evidence: what the receiver said\"></textarea> ");
+                    if (!u.ready()) {
+                        // its sender may be alive: "not sent" needs the operator's word that it is not
+                        extra.append(hidden("quarantine", "1"))
+                                .append("<label class=\"warn\"><input type=\"checkbox\" name=\"gone\" value=\"1\">"
+                                        + " its sender's process is gone (needed for \"not sent\" in quarantine)"
+                                        + "</label> ");
+                    }
                     b.append(actionForm(
                             csrf,
                             Map.of("op", "resolve", "q", q.name(), "id", enc),
