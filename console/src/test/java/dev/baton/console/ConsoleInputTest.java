@@ -253,6 +253,19 @@ class ConsoleInputTest {
         }
 
         @Test
+        void aFailureInsideTheConsoleIsA500PageNotADroppedConnection() throws Exception {
+            open();
+            database().execute("DROP TABLE " + table); // every query of the queue page fails now
+            HttpResponse<String> r =
+                    get("queue?q=" + URLEncoder.encode(queue.name(), StandardCharsets.UTF_8), "reader");
+            assertEquals(500, r.statusCode(), r.body());
+            assertTrue(r.body().contains("The console failed on this request"), r.body());
+            assertFalse(r.body().contains(table), "nothing of the exception on the page");
+            assertTrue(r.headers().firstValue("Content-Security-Policy").isPresent());
+            database().execute("CREATE TABLE " + table + " (id BIGINT)"); // for the drop after the test
+        }
+
+        @Test
         void overlongAndMistypedParametersAreA400() throws Exception {
             open();
             String token = token();
