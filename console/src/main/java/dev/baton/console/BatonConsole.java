@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Security: every request goes to the host's {@link ConsoleAuthenticator} (no user: 401 and nothing shown);
  * {@link ConsolePermission#READ} sees, {@link ConsolePermission#OPERATE} acts. Actions are POST requests that carry
- * the session's CSRF token and go through a confirmation page; each is written to the SLF4J logger
+ * the session's CSRF token and go through a confirmation page whose one-time action id runs the action once (a
+ * reload or a second POST of it runs nothing, and the result page it redirects to only reads); each is written to the
+ * SLF4J logger
  * {@value #AUDIT_LOGGER} with the principal and handed to the {@link Builder#audit audit listeners}. Every text from
  * a row, an error or a form is HTML-escaped, long texts are cut, and the pages carry a Content-Security-Policy that
  * runs no script.

@@ -191,15 +191,36 @@ class ConsoleBrowserTest {
                 results.add(waitFor(By.id("result")).getText());
             }
             assertEquals(
-                    1, results.stream().filter(r -> r.startsWith("Applied")).count(), results.toString());
+                    1, results.stream().filter(r -> r.startsWith("Requeued")).count(), results.toString());
             assertEquals(
                     1,
                     results.stream()
-                            .filter(r -> r.startsWith("AlreadyInTarget"))
+                            .filter(r -> r.startsWith("Nothing done: dead row d-003 had been requeued already"))
                             .count(),
                     results.toString());
             assertEquals(Sync.PENDING, f.state("d-003"));
             assertEquals(2, f.console.recentActions().size());
+        }
+
+        @Test
+        void reloadingAResultPageRepeatsNothing() {
+            open("operator", 12);
+            driver.get(f.base() + "queue?q=" + f.queue.name());
+            long before = f.counts().get(Sync.FAILED);
+            WebElement n = driver.findElement(By.name("n"));
+            n.clear();
+            n.sendKeys("2");
+            driver.findElement(By.xpath("//button[text()='Requeue these many\u2026']"))
+                    .click();
+            waitFor(By.xpath("//button[text()='Confirm']")).click();
+            waitFor(By.id("result"));
+            assertEquals(before - 2, f.counts().get(Sync.FAILED));
+            driver.navigate().refresh();
+            waitFor(By.id("result"));
+            driver.navigate().refresh();
+            waitFor(By.id("result"));
+            assertEquals(before - 2, f.counts().get(Sync.FAILED), "a reload requeued more rows");
+            assertEquals(1, f.console.recentActions().size());
         }
 
         @Test
@@ -213,7 +234,9 @@ class ConsoleBrowserTest {
             row.findElement(By.tagName("button")).click();
             assertTrue(waitFor(By.id("confirm-text")).getText().contains("receiver shows payment 4711"));
             waitFor(By.xpath("//button[text()='Confirm']")).click();
-            assertEquals("Done (COMPLETED)", waitFor(By.id("result")).getText());
+            assertEquals(
+                    "Resolved as sent: unknown send u-1 is COMPLETED now.",
+                    waitFor(By.id("result")).getText());
             assertEquals(Sync.COMPLETED, f.state("u-1"));
             ConsoleAction a = f.console.recentActions().get(0);
             assertEquals("alice-operator", a.principal());

@@ -41,7 +41,7 @@ final class ConsoleFixture implements AutoCloseable {
 
     ConsoleFixture(TestDatabase db, boolean operate, int pageSize, Consumer<BatonConsole.Builder> more) {
         this.db = db;
-        this.table = TestDatabases.uniqueName("cs_console");
+        this.table = TestDatabases.uniqueName("cn_console");
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id VARCHAR(200) NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
                 + " lease_until " + ts + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL,"

@@ -83,6 +83,27 @@ class ConsoleHttpTest {
             return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
         }
 
+        /**
+         * What a browser does with {@code form}: posts it (without {@code confirm}), submits the confirmation page's
+         * form as it is, and follows a redirect to the result page; the last response.
+         */
+        HttpResponse<String> act(Map<String, String> form) throws Exception {
+            Map<String, String> f = new LinkedHashMap<>(form);
+            f.remove("confirm");
+            HttpResponse<String> confirm = post("action", f);
+            assertEquals(200, confirm.statusCode(), confirm.body());
+            return submit(confirmation(confirm.body()));
+        }
+
+        /** Posts a confirmation form; follows a 303 to the result page. */
+        HttpResponse<String> submit(Map<String, String> confirmation) throws Exception {
+            HttpResponse<String> r = post("action", confirmation);
+            if (r.statusCode() == 303) {
+                return get(r.headers().firstValue("Location").orElseThrow());
+            }
+            return r;
+        }
+
         /** The CSRF token of this client's session, read from a page. */
         String token(String queue) throws Exception {
             HttpResponse<String> page = get("queue?q=" + URLEncoder.encode(queue, StandardCharsets.UTF_8));
@@ -102,9 +123,61 @@ class ConsoleHttpTest {
     }
 
     static String result(String body) {
-        Matcher m = Pattern.compile("<p id=\"result\">([^<]*)</p>").matcher(body);
+        Matcher m = Pattern.compile("<p id=\"result\"[^>]*>(.*?)</p>", Pattern.DOTALL)
+                .matcher(body);
         assertTrue(m.find(), "no result on the page: " + body);
+        return unescape(m.group(1).replaceAll("<[^>]*>", ""));
+    }
+
+    static String heading(String body) {
+        Matcher m = Pattern.compile("<main><h1[^>]*>([^<]*)</h1>").matcher(body);
+        assertTrue(m.find(), "no heading on the page: " + body);
         return m.group(1);
+    }
+
+    private static final Pattern HIDDEN =
+            Pattern.compile("<input type=\"hidden\" name=\"([^\"]*)\" value=\"([^\"]*)\">");
+
+    /** The hidden fields of the first form in {@code html}, as a browser sends them. */
+    static Map<String, String> hiddenFields(String html) {
+        Matcher form =
+                Pattern.compile("<form[^>]*>(.*?)</form>", Pattern.DOTALL).matcher(html);
+        assertTrue(form.find(), "no form in " + html);
+        Map<String, String> fields = new LinkedHashMap<>();
+        Matcher m = HIDDEN.matcher(form.group(1));
+        while (m.find()) {
+            fields.put(unescape(m.group(1)), unescape(m.group(2)));
+        }
+        return fields;
+    }
+
+    /** The form of a confirmation page. */
+    static Map<String, String> confirmation(String body) {
+        int at = body.indexOf("id=\"confirm-text\"");
+        assertTrue(at >= 0, "not a confirmation page: " + body);
+        return hiddenFields(body.substring(at));
+    }
+
+    /** The HTML of the table row of {@code encodedId}. */
+    static String row(String body, String encodedId) {
+        int at = body.indexOf("<tr data-id=\"" + encodedId + "\"");
+        assertTrue(at >= 0, "no row " + encodedId + " on the page");
+        return body.substring(at, body.indexOf("</tr>", at));
+    }
+
+    static String unescape(String s) {
+        Matcher m = Pattern.compile("&#x([0-9a-fA-F]+);|&#([0-9]+);").matcher(s);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            int cp = m.group(1) != null ? Integer.parseInt(m.group(1), 16) : Integer.parseInt(m.group(2));
+            m.appendReplacement(b, Matcher.quoteReplacement(new String(Character.toChars(cp))));
+        }
+        m.appendTail(b);
+        return b.toString()
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&");
     }
 
     @Nested
@@ -210,9 +283,9 @@ class ConsoleHttpTest {
             assertEquals(Sync.FAILED, f.state("d-003"));
             assertTrue(audited.isEmpty());
             // the same request with the session's token works
-            HttpResponse<String> ok = operator.post("action", requeue);
+            HttpResponse<String> ok = operator.act(requeue);
             assertEquals(200, ok.statusCode());
-            assertTrue(result(ok.body()).startsWith("Applied"), ok.body());
+            assertTrue(result(ok.body()).startsWith("Requeued"), ok.body());
         }
 
         @Test
@@ -240,6 +313,7 @@ class ConsoleHttpTest {
             assertEquals(
                     "nosniff",
                     page.headers().firstValue("X-Content-Type-Options").orElseThrow());
+            assertEquals("DENY", page.headers().firstValue("X-Frame-Options").orElseThrow());
 
             // the hostile id round-trips through the form and is requeued; the confirmation and result pages escape it
             String token = operator.token(f.queue.name());
@@ -248,10 +322,9 @@ class ConsoleHttpTest {
             HttpResponse<String> confirm = operator.post("action", requeue);
             assertEquals(200, confirm.statusCode());
             assertFalse(confirm.body().contains("<script"), confirm.body());
-            requeue.put("confirm", "yes");
-            HttpResponse<String> done = operator.post("action", requeue);
+            HttpResponse<String> done = operator.act(requeue);
             assertFalse(done.body().contains("<script"), done.body());
-            assertTrue(result(done.body()).startsWith("Applied"));
+            assertTrue(result(done.body()).startsWith("Requeued"));
             assertEquals(Sync.PENDING, f.state(ConsoleFixture.HOSTILE_ID));
 
             // hostile, long evidence: echoed escaped on the confirmation page, kept verbatim in the audit entry
@@ -272,8 +345,7 @@ class ConsoleHttpTest {
             HttpResponse<String> c2 = operator.post("action", resolve);
             assertFalse(c2.body().contains("<script"), c2.body());
             assertFalse(c2.body().contains("\" onmouseover=\"x"), "an attribute was broken out of");
-            resolve.put("confirm", "yes");
-            HttpResponse<String> d2 = operator.post("action", resolve);
+            HttpResponse<String> d2 = operator.act(resolve);
             assertFalse(d2.body().contains("<script"), d2.body());
             assertEquals(Sync.FAILED, f.state("u-2"));
             assertEquals(evidence, audited.get(audited.size() - 1).evidence());
@@ -282,6 +354,7 @@ class ConsoleHttpTest {
             // too long evidence is refused with a fixed sentence
             resolve.put("evidence", "y".repeat(2001));
             resolve.put("id", "su-1");
+            resolve.put("confirm", "yes");
             assertEquals(400, operator.post("action", resolve).statusCode());
             assertEquals(Sync.UNKNOWN, f.state("u-1"));
         }
@@ -297,9 +370,10 @@ class ConsoleHttpTest {
             assertTrue(confirm.body().contains("Requeue dead row d-003"), confirm.body());
             assertEquals(Sync.FAILED, f.state("d-003"), "nothing moves before the confirmation");
             assertTrue(audited.isEmpty());
-            requeue.put("confirm", "yes");
-            assertTrue(result(operator.post("action", requeue).body()).startsWith("Applied"));
-            assertTrue(result(operator.post("action", requeue).body()).startsWith("AlreadyInTarget"));
+            assertTrue(result(operator.act(requeue).body()).startsWith("Requeued"));
+            HttpResponse<String> again = operator.act(requeue);
+            assertEquals("Nothing done", heading(again.body()));
+            assertTrue(result(again.body()).startsWith("Nothing done: dead row d-003 had been requeued already"));
             assertEquals(Sync.PENDING, f.state("d-003"));
             assertEquals(2, audited.size());
             ConsoleAction a = audited.get(0);
@@ -328,17 +402,18 @@ class ConsoleHttpTest {
                     new Client(f.base(), "operator"));
             List<Map<String, String>> forms = new ArrayList<>();
             for (Client c : operators) {
-                forms.add(form(
-                        "op",
-                        "requeue",
-                        "q",
-                        f.queue.name(),
-                        "id",
-                        "sd-004",
-                        "csrf",
-                        c.token(f.queue.name()),
-                        "confirm",
-                        "yes"));
+                forms.add(confirmation(c.post(
+                                "action",
+                                form(
+                                        "op",
+                                        "requeue",
+                                        "q",
+                                        f.queue.name(),
+                                        "id",
+                                        "sd-004",
+                                        "csrf",
+                                        c.token(f.queue.name())))
+                        .body()));
             }
             List<Thread> threads = new ArrayList<>();
             List<String> results = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -349,7 +424,7 @@ class ConsoleHttpTest {
                 Thread th = new Thread(() -> {
                     try {
                         go.await();
-                        results.add(result(c.post("action", fm).body()));
+                        results.add(result(c.submit(fm).body()));
                     } catch (Exception e) {
                         results.add("error " + e);
                     }
@@ -362,11 +437,11 @@ class ConsoleHttpTest {
                 t.join();
             }
             assertEquals(
-                    1, results.stream().filter(r -> r.startsWith("Applied")).count(), results.toString());
+                    1, results.stream().filter(r -> r.startsWith("Requeued")).count(), results.toString());
             assertEquals(
                     3,
                     results.stream()
-                            .filter(r -> r.startsWith("AlreadyInTarget"))
+                            .filter(r -> r.startsWith("Nothing done: dead row d-004 had been requeued already"))
                             .count(),
                     results.toString());
             assertEquals(Sync.PENDING, f.state("d-004"));
@@ -397,10 +472,10 @@ class ConsoleHttpTest {
                         n);
             }
             long before = f.counts().get(Sync.FAILED);
-            HttpResponse<String> r = operator.post(
-                    "action",
-                    form("op", "requeue-all", "q", f.queue.name(), "n", "5", "csrf", token, "confirm", "yes"));
-            assertEquals("5 rows requeued", result(r.body()));
+            HttpResponse<String> r =
+                    operator.act(form("op", "requeue-all", "q", f.queue.name(), "n", "5", "csrf", token));
+            assertEquals("Requeued 5 dead rows, lowest id first.", result(r.body()));
+            assertEquals("5 rows requeued", audited.get(0).result());
             assertEquals(before - 5, f.counts().get(Sync.FAILED));
             assertEquals("up to 5", audited.get(0).target());
         }
@@ -432,7 +507,8 @@ class ConsoleHttpTest {
             resolve.put("verdict", "sent:COMPLETED");
             resolve.put("evidence", "receiver ticket 4711 shows the payment");
             assertEquals(
-                    "Done (COMPLETED)", result(operator.post("action", resolve).body()));
+                    "Resolved as sent: unknown send u-1 is COMPLETED now.",
+                    result(operator.act(resolve).body()));
             assertEquals(Sync.COMPLETED, f.state("u-1"));
             ConsoleAction a = audited.get(0);
             assertEquals("alice-operator", a.principal());
@@ -443,7 +519,9 @@ class ConsoleHttpTest {
                     "listed as a recent action");
             resolve.put("id", "su-2");
             resolve.put("verdict", "not-sent");
-            assertTrue(result(operator.post("action", resolve).body()).startsWith("Done (PENDING)"));
+            assertEquals(
+                    "Resolved as not sent: unknown send u-2 is PENDING now and will be sent again.",
+                    result(operator.act(resolve).body()));
             assertEquals(Sync.PENDING, f.state("u-2"));
         }
 
@@ -538,18 +616,16 @@ class ConsoleHttpTest {
                     Client operator =
                             new Client("http://127.0.0.1:" + s.getAddress().getPort() + "/c/", "operator");
                     String token = operator.token(f.queue.name());
-                    HttpResponse<String> r = operator.post(
-                            "action", form("op", "pause", "q", f.queue.name(), "csrf", token, "confirm", "yes"));
-                    assertEquals("paused", result(r.body()));
+                    HttpResponse<String> r = operator.act(form("op", "pause", "q", f.queue.name(), "csrf", token));
+                    assertTrue(result(r.body()).startsWith("Paused 1 worker(s)"), r.body());
                     assertTrue(worker.isPaused());
                     assertTrue(operator.get("").body().contains("1 paused"));
                     f.insert("late-1", Sync.PENDING, 0, null, "x");
                     Thread.sleep(400); // 20 polls' worth: a running worker would have claimed it
                     assertEquals(0, handled.get());
                     assertEquals(Sync.PENDING, f.state("late-1"));
-                    r = operator.post(
-                            "action", form("op", "resume", "q", f.queue.name(), "csrf", token, "confirm", "yes"));
-                    assertEquals("resumed", result(r.body()));
+                    r = operator.act(form("op", "resume", "q", f.queue.name(), "csrf", token));
+                    assertTrue(result(r.body()).startsWith("Resumed 1 worker(s)"), r.body());
                     long deadline = System.nanoTime() + 10_000_000_000L;
                     while (f.state("late-1") != Sync.COMPLETED && System.nanoTime() < deadline) {
                         Thread.sleep(20);
@@ -564,6 +640,190 @@ class ConsoleHttpTest {
             } finally {
                 worker.close();
             }
+        }
+
+        @Test
+        void aSecondPostOfAConfirmedFormAppliesNothingAndSaysSo() throws Exception {
+            open(true, 50, 14);
+            Client operator = new Client(f.base(), "operator");
+            String token = operator.token(f.queue.name());
+            long before = f.counts().get(Sync.FAILED);
+            Map<String, String> confirmation = confirmation(
+                    operator.post("action", form("op", "requeue-all", "q", f.queue.name(), "n", "5", "csrf", token))
+                            .body());
+            HttpResponse<String> first = operator.submit(confirmation);
+            assertEquals("Done", heading(first.body()));
+            assertEquals(before - 5, f.counts().get(Sync.FAILED));
+            // the browser's reload of the result page, and a second POST of the same confirmation (back, resubmit)
+            HttpResponse<String> again = operator.submit(confirmation);
+            assertEquals("Nothing done", heading(again.body()), again.body());
+            assertTrue(result(again.body()).contains("used already"), again.body());
+            assertEquals(before - 5, f.counts().get(Sync.FAILED), "the second POST moved more rows");
+            assertEquals(1, audited.size());
+
+            // one row, the same
+            Map<String, String> one = confirmation(
+                    operator.post("action", form("op", "requeue", "q", f.queue.name(), "id", "sd-013", "csrf", token))
+                            .body());
+            assertTrue(result(operator.submit(one).body()).startsWith("Requeued"));
+            f.db.execute("UPDATE " + f.table + " SET sync_status = " + Sync.FAILED.code() + " WHERE id = 'd-013'");
+            HttpResponse<String> replay = operator.submit(one);
+            assertEquals("Nothing done", heading(replay.body()), replay.body());
+            assertEquals(Sync.FAILED, f.state("d-013"), "the replay requeued the row again");
+            assertEquals(2, audited.size());
+        }
+
+        @Test
+        void theOperatorWhoLostTheRaceIsToldNothingWasDone() throws Exception {
+            open(true, 50, 4);
+            Client alice = new Client(f.base(), "operator");
+            Client tab2 = new Client(f.base(), "operator");
+            Map<String, String> first = confirmation(alice.post(
+                            "action",
+                            form(
+                                    "op",
+                                    "requeue",
+                                    "q",
+                                    f.queue.name(),
+                                    "id",
+                                    "sd-003",
+                                    "csrf",
+                                    alice.token(f.queue.name())))
+                    .body());
+            Map<String, String> second = confirmation(tab2.post(
+                            "action",
+                            form(
+                                    "op",
+                                    "requeue",
+                                    "q",
+                                    f.queue.name(),
+                                    "id",
+                                    "sd-003",
+                                    "csrf",
+                                    tab2.token(f.queue.name())))
+                    .body());
+            HttpResponse<String> won = alice.submit(first);
+            assertEquals("Done", heading(won.body()));
+            assertTrue(result(won.body()).startsWith("Requeued: dead row d-003 is PENDING now"), won.body());
+            HttpResponse<String> lost = tab2.submit(second);
+            assertEquals("Nothing done", heading(lost.body()), lost.body());
+            assertTrue(
+                    result(lost.body())
+                            .startsWith("Nothing done: dead row d-003 had been requeued already (it is"
+                                    + " PENDING). It was last changed through this console by alice-operator at "),
+                    lost.body());
+
+            // two verdicts on one unknown send: the second is told its verdict was not applied
+            Map<String, String> sent = confirmation(alice.post(
+                            "action",
+                            form(
+                                    "op",
+                                    "resolve",
+                                    "q",
+                                    f.queue.name(),
+                                    "id",
+                                    "su-1",
+                                    "verdict",
+                                    "sent:COMPLETED",
+                                    "evidence",
+                                    "receiver has it",
+                                    "csrf",
+                                    alice.token(f.queue.name())))
+                    .body());
+            Map<String, String> notSent = confirmation(tab2.post(
+                            "action",
+                            form(
+                                    "op",
+                                    "resolve",
+                                    "q",
+                                    f.queue.name(),
+                                    "id",
+                                    "su-1",
+                                    "verdict",
+                                    "not-sent",
+                                    "evidence",
+                                    "receiver has nothing",
+                                    "csrf",
+                                    tab2.token(f.queue.name())))
+                    .body());
+            assertEquals("Done", heading(alice.submit(sent).body()));
+            HttpResponse<String> loser = tab2.submit(notSent);
+            assertEquals("Nothing done", heading(loser.body()), loser.body());
+            assertTrue(result(loser.body()).contains("your verdict \"not sent\" was not applied"), loser.body());
+            assertEquals(Sync.COMPLETED, f.state("u-1"));
+        }
+
+        @Test
+        void noVerdictIsPreselectedForAnUnknownSend() throws Exception {
+            open(true, 50, 4);
+            Client operator = new Client(f.base(), "operator");
+            String row = row(operator.get("queue?q=" + f.queue.name()).body(), "su-1");
+            Matcher select = Pattern.compile("<select name=\"verdict\"[^>]*>(.*?)</select>", Pattern.DOTALL)
+                    .matcher(row);
+            assertTrue(select.find(), row);
+            assertTrue(select.group().startsWith("<select name=\"verdict\" required>"), select.group());
+            Matcher options = Pattern.compile("<option([^>]*)>").matcher(select.group(1));
+            assertTrue(options.find());
+            assertEquals(" value=\"\" disabled selected", options.group(1), "the first option is no answer");
+            while (options.find()) {
+                assertFalse(options.group(1).contains("selected"), options.group());
+            }
+            // the form as a browser would send it without a choice: refused, the row stays unknown
+            Map<String, String> fields = hiddenFields(row);
+            fields.put("evidence", "receiver says nothing");
+            fields.put("verdict", "");
+            assertEquals(400, operator.post("action", fields).statusCode());
+            assertEquals(Sync.UNKNOWN, f.state("u-1"));
+        }
+
+        @Test
+        void notSentForASendInQuarantineNeedsASecondTickAndWarns() throws Exception {
+            open(true, 50, 4);
+            f.insert("u-q", Sync.UNKNOWN, 1, "timeout after send", "q");
+            String later = f.db.kind() == dev.baton.testservers.DatabaseKind.POSTGRES
+                    ? "clock_timestamp() + interval '1 hour'"
+                    : "TIMESTAMPADD(HOUR, 1, UTC_TIMESTAMP(6))";
+            f.db.execute("UPDATE " + f.table + " SET lease_until = " + later + " WHERE id = 'u-q'");
+            Client operator = new Client(f.base(), "operator");
+            String row = row(operator.get("queue?q=" + f.queue.name()).body(), "su-q");
+            assertTrue(row.contains("(in quarantine)"), row);
+            assertTrue(row.contains("<input type=\"checkbox\" name=\"gone\" value=\"1\">"), row);
+            Map<String, String> fields = hiddenFields(row);
+            fields.put("verdict", "not-sent");
+            fields.put("evidence", "receiver has nothing");
+            HttpResponse<String> refused = operator.post("action", fields);
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("still in quarantine"), refused.body());
+            assertEquals(Sync.UNKNOWN, f.state("u-q"));
+            fields.put("gone", "1");
+            HttpResponse<String> confirm = operator.post("action", fields);
+            assertTrue(confirm.body().contains("Warning: this send is still in quarantine"), confirm.body());
+            assertEquals(
+                    "Done",
+                    heading(operator.submit(confirmation(confirm.body())).body()));
+            assertEquals(Sync.PENDING, f.state("u-q"));
+        }
+
+        @Test
+        void aMayHaveBeenSentRowsOwnRequeueNeedsTheTick() throws Exception {
+            open(true, 50, 4);
+            f.insert("d-maybe", Sync.FAILED, 2, dev.baton.DeadRow.MAY_HAVE_BEEN_SENT + "timeout after send", "m");
+            Client operator = new Client(f.base(), "operator");
+            String row = row(operator.get("queue?q=" + f.queue.name()).body(), "sd-maybe");
+            assertTrue(row.contains("<input type=\"checkbox\" name=\"force\" value=\"1\">"), row);
+            // the row's button pressed without the tick: nothing moves, and the page says why
+            HttpResponse<String> unticked = operator.act(hiddenFields(row));
+            assertEquals("Nothing done", heading(unticked.body()), unticked.body());
+            assertTrue(result(unticked.body()).contains("may have been sent already, so it stays dead"));
+            assertEquals(Sync.FAILED, f.state("d-maybe"));
+            // ticked: the confirmation says what it means, and the row moves
+            Map<String, String> ticked = hiddenFields(row);
+            ticked.put("force", "1");
+            Map<String, String> confirm =
+                    confirmation(operator.post("action", ticked).body());
+            HttpResponse<String> done = operator.submit(confirm);
+            assertEquals("Done", heading(done.body()), done.body());
+            assertEquals(Sync.PENDING, f.state("d-maybe"));
         }
 
         @Test

@@ -1,6 +1,5 @@
 package dev.baton.console.internal;
 
-import dev.baton.BulkResult;
 import dev.baton.DeadRow;
 import dev.baton.UnknownRow;
 import dev.baton.Worker;
@@ -29,6 +28,10 @@ public final class ConsoleApp {
     public static final String SESSION_COOKIE = "baton_console";
     private static final int MAX_EVIDENCE = 2000;
     private static final int KEPT_ACTIONS = 100;
+    /** The longest parameter but the evidence: an encoded id is at most 400 characters, a queue name less. */
+    private static final int MAX_PARAM = 1000;
+
+    private static final int MAX_PARAMS = 20;
 
     private final Map<String, QueueAdmin<?>> queues;
     private final Map<String, Sampler> samplers;
@@ -40,6 +43,7 @@ public final class ConsoleApp {
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf = new Csrf();
+    private final Confirmations confirmations = new Confirmations();
     private final ArrayDeque<ConsoleAction> recent = new ArrayDeque<>();
 
     public ConsoleApp(
@@ -82,7 +86,24 @@ public final class ConsoleApp {
         }
     }
 
+    /**
+     * Answers {@code request}; whatever fails inside is a response too (400 for a request the console cannot take,
+     * 500 for anything else, logged), never an exception the host's server would answer by dropping the connection.
+     */
     public ConsoleResponse handle(ConsoleRequest request) {
+        try {
+            return handleChecked(request);
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            LOG.warn("console: {} {} failed; answering 500", request.method(), oneLine(clipped(request.path())), e);
+            return respond(500, Map.of(), Pages.status(500, "The console failed on this request; the log says why."));
+        }
+    }
+
+    private static String clipped(String s) {
+        return s.length() <= 100 ? s : s.substring(0, 100) + "...";
+    }
+
+    private ConsoleResponse handleChecked(ConsoleRequest request) {
         ConsoleUser user;
         try {
             user = authenticator.authenticate(request);
@@ -112,6 +133,7 @@ public final class ConsoleApp {
         String token = mayOperate ? csrf.token(session, user.name()) : null;
         String who = Html.text(user.name()) + (mayOperate ? " (operate)" : " (read only)");
         try {
+            checkSizes(request);
             switch (request.path()) {
                 case "" -> {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
@@ -132,14 +154,24 @@ public final class ConsoleApp {
                         return respond(405, headers, Pages.status(405, "Actions are POST requests."));
                     }
                     if (!mayOperate) {
+                        LOG.warn("console: refused an action of '{}': may not operate", oneLine(clipped(user.name())));
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
                     if (!csrf.check(request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"))) {
+                        LOG.warn(
+                                "console: refused an action of '{}': missing or wrong CSRF token",
+                                oneLine(clipped(user.name())));
                         return respond(
                                 403, headers, Pages.status(403, "Missing or wrong CSRF token; reload the page."));
                     }
-                    return action(request, headers, who, token, user);
+                    return action(request, headers, who, token, user, session);
+                }
+                case "result" -> {
+                    if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+                        return respond(405, headers, Pages.status(405, "Method not allowed."));
+                    }
+                    return resultPage(request, headers, who);
                 }
                 default -> {
                     return respond(404, headers, Pages.status(404, "No such page."));
@@ -158,6 +190,19 @@ public final class ConsoleApp {
         }
     }
 
+    /** Every parameter is bounded before any is read: the longest the console takes is an evidence text. */
+    private static void checkSizes(ConsoleRequest request) {
+        if (request.params().size() > MAX_PARAMS) {
+            throw new BadRequest("Too many parameters.");
+        }
+        for (Map.Entry<String, String> p : request.params().entrySet()) {
+            int max = p.getKey().equals("evidence") ? MAX_EVIDENCE : MAX_PARAM;
+            if (p.getKey().length() > MAX_PARAM || p.getValue().length() > max) {
+                throw new BadRequest("A parameter is longer than " + max + " characters.");
+            }
+        }
+    }
+
     private QueueAdmin<?> queueOf(ConsoleRequest request) {
         String name = request.param("q");
         QueueAdmin<?> q = name == null ? null : queues.get(name);
@@ -167,23 +212,24 @@ public final class ConsoleApp {
         return q;
     }
 
-    private static @Nullable Object idParam(ConsoleRequest request, String name) {
+    /** The row id in parameter {@code name}, of the type of {@code q}'s ids, or null when it is absent. */
+    private static @Nullable Object idParam(QueueAdmin<?> q, ConsoleRequest request, String name) {
         String v = request.param(name);
         if (v == null || v.isEmpty()) {
             return null;
         }
         try {
-            return Ids.decode(v);
-        } catch (RuntimeException e) {
-            throw new BadRequest("Not a row id.");
+            return q.decodeId(v);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("Not a row id of this queue: " + e.getMessage() + ".");
         }
     }
 
     private ConsoleResponse queuePage(
             ConsoleRequest request, Map<String, String> headers, String who, @Nullable String token) {
         QueueAdmin<?> q = queueOf(request);
-        Object deadAfter = idParam(request, "dead");
-        Object unknownAfter = idParam(request, "unknown");
+        Object deadAfter = idParam(q, request, "dead");
+        Object unknownAfter = idParam(q, request, "unknown");
         List<DeadRow> dead = q.deadPage(deadAfter, pageSize);
         List<UnknownRow> unknown = q.unknownPage(unknownAfter, pageSize);
         String body = Pages.queue(
@@ -200,57 +246,74 @@ public final class ConsoleApp {
     }
 
     private ConsoleResponse action(
-            ConsoleRequest request, Map<String, String> headers, String who, String token, ConsoleUser user) {
+            ConsoleRequest request,
+            Map<String, String> headers,
+            String who,
+            String token,
+            ConsoleUser user,
+            String session) {
+        String key = request.param("action");
+        if ("yes".equals(request.param("confirm")) && key != null) {
+            return confirmed(key, headers, who, user, session);
+        }
+        Confirmations.Plan plan = plan(request);
+        String offered = confirmations.offer(plan, session, user.name());
+        return respond(
+                200,
+                headers,
+                Pages.page(
+                        "Confirm \u2013 Baton console",
+                        who,
+                        Pages.confirm(plan.sentence(), Map.of("action", offered), token, plan.back())));
+    }
+
+    /** What the request asks for, checked: the confirmation page shows it, and the confirmed request runs it. */
+    private Confirmations.Plan plan(ConsoleRequest request) {
         QueueAdmin<?> q = queueOf(request);
         String op = String.valueOf(request.param("op"));
         boolean force = "1".equals(request.param("force"));
-        Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("op", op);
-        fields.put("q", q.name());
         String sentence;
         Object id = null;
         int n = 0;
         String verdict = null;
-        String target = null;
+        String completion = null;
         String evidence = null;
         switch (op) {
             case "requeue" -> {
-                id = idParam(request, "id");
+                id = idParam(q, request, "id");
                 if (id == null) {
                     throw new BadRequest("Which row?");
                 }
-                fields.put("id", Ids.encode(id));
                 sentence = "Requeue dead row " + id + " of queue " + q.name() + "?";
             }
             case "requeue-all" -> {
                 int max = Math.min(maxRequeue, q.maxBatchSize());
-                try {
-                    n = Integer.parseInt(String.valueOf(request.param("n")).trim());
-                } catch (NumberFormatException e) {
+                String given = String.valueOf(request.param("n")).trim();
+                if (!given.matches("[0-9]{1,4}")) {
                     throw new BadRequest("How many rows? A number from 1 to " + max + ".");
                 }
+                n = Integer.parseInt(given);
                 if (n < 1 || n > max) {
                     throw new BadRequest("How many rows? A number from 1 to " + max + ".");
                 }
-                fields.put("n", Integer.toString(n));
                 sentence = "Requeue up to " + n + " dead rows of queue " + q.name() + ", lowest id first?";
             }
             case "resolve" -> {
-                id = idParam(request, "id");
+                id = idParam(q, request, "id");
                 if (id == null) {
                     throw new BadRequest("Which row?");
                 }
                 String v = String.valueOf(request.param("verdict"));
                 if (v.startsWith("sent:")) {
                     verdict = "sent";
-                    target = v.substring(5);
-                    if (!q.completionTargets().contains(target)) {
+                    completion = v.substring(5);
+                    if (!q.completionTargets().contains(completion)) {
                         throw new BadRequest("No such completion state.");
                     }
                 } else if (v.equals("not-sent") || v.equals("dead")) {
                     verdict = v;
                 } else {
-                    throw new BadRequest("Sent, not sent or dead?");
+                    throw new BadRequest("Choose a verdict: sent, not sent or give up.");
                 }
                 evidence = request.param("evidence");
                 if (evidence == null || evidence.isBlank()) {
@@ -259,12 +322,20 @@ public final class ConsoleApp {
                 if (evidence.length() > MAX_EVIDENCE) {
                     throw new BadRequest("The evidence is longer than " + MAX_EVIDENCE + " characters.");
                 }
-                fields.put("id", Ids.encode(id));
-                fields.put("verdict", v);
-                fields.put("evidence", evidence);
                 sentence = "Resolve unknown send " + id + " of queue " + q.name() + " as "
-                        + (verdict.equals("sent") ? "sent (to " + target + ")" : verdict)
+                        + (verdict.equals("sent") ? "sent (to " + completion + ")" : verdict)
                         + ", on this evidence: " + evidence;
+                // the page marks a row still in quarantine: its sender may be alive between its mark and its call
+                if (verdict.equals("not-sent") && "1".equals(request.param("quarantine"))) {
+                    if (!"1".equals(request.param("gone"))) {
+                        throw new BadRequest("Unknown send " + id + " is still in quarantine: its sender may still be"
+                                + " alive and send it. Answer \"not sent\" only when its process is gone, and tick"
+                                + " that it is.");
+                    }
+                    sentence += " Warning: this send is still in quarantine. You say its sender's process is gone;"
+                            + " if it is not, the row is sent again while the old sender may still send it, and the"
+                            + " receiver gets it twice.";
+                }
             }
             case "pause", "resume" -> {
                 if (q.workers().isEmpty()) {
@@ -276,43 +347,129 @@ public final class ConsoleApp {
             default -> throw new BadRequest("No such action.");
         }
         if (force) {
-            fields.put("force", "1");
             sentence += " Rows that may have been sent already are requeued too: their receiver may get them twice.";
         }
         String back = op.equals("pause") || op.equals("resume") ? "./" : "queue?q=" + Pages.url(q.name());
-        if (!"yes".equals(request.param("confirm"))) {
+        String target = id != null ? String.valueOf(id) : n > 0 ? "up to " + n : null;
+        return new Confirmations.Plan(
+                op, q.name(), id, target, n, force, verdict, completion, evidence, sentence, back);
+    }
+
+    /** A confirmed action: runs once, then sends the browser to its result page (a reload of that only reads). */
+    private ConsoleResponse confirmed(
+            String key, Map<String, String> headers, String who, ConsoleUser user, String session) {
+        Confirmations.Entry e = confirmations.get(key);
+        if (e == null) {
+            throw new BadRequest("This confirmation is unknown or has lapsed (a confirmation is good for "
+                    + Confirmations.PENDING_FOR.toMinutes()
+                    + " minutes, in the process that showed it): nothing was done; start again from the queue page.");
+        }
+        if (!e.session.equals(session) || !e.user.equals(user.name())) {
+            return respond(403, headers, Pages.status(403, "This confirmation was shown to another session."));
+        }
+        if (!confirmations.start(e)) {
             return respond(
-                    200,
+                    409,
                     headers,
-                    Pages.page("Confirm \u2013 Baton console", who, Pages.confirm(sentence, fields, token, back)));
+                    Pages.page(
+                            "Nothing done \u2013 Baton console",
+                            who,
+                            Pages.replayed(
+                                    e.plan.sentence(),
+                                    e.started,
+                                    e.user,
+                                    e.result,
+                                    "result?a=" + e.key,
+                                    e.plan.back())));
         }
-        String result;
+        ActionResult result = run(e.plan, user);
+        confirmations.finish(e, result);
+        Map<String, String> h = new LinkedHashMap<>(headers);
+        h.put("Location", "result?a=" + e.key);
+        return respond(303, h, Pages.status(303, "Done; the result is on the next page."));
+    }
+
+    private ActionResult run(Confirmations.Plan plan, ConsoleUser user) {
+        QueueAdmin<?> q = queues.get(plan.queue());
+        ActionResult result;
         try {
-            result = switch (op) {
-                case "requeue" -> q.requeue(user.name(), id, force);
-                case "requeue-all" -> {
-                    BulkResult r = q.requeueAll(user.name(), n, force);
-                    yield r.rows() + " rows requeued" + (r.countInDoubt() ? " (count in doubt)" : "");
-                }
-                case "resolve" -> q.resolve(user.name(), id, verdict, target, evidence);
-                case "pause" -> {
-                    q.workers().forEach(Worker::pause);
-                    yield "paused";
-                }
-                default -> {
-                    q.workers().forEach(Worker::resume);
-                    yield "resumed";
-                }
+            result = switch (plan.op()) {
+                case "requeue" -> q.requeue(user.name(), plan.id(), plan.force());
+                case "requeue-all" -> q.requeueAll(user.name(), plan.n(), plan.force());
+                case "resolve" -> q.resolve(user.name(), plan.id(), plan.verdict(), plan.completion(), plan.evidence());
+                default -> pauseOrResume(q, plan.op().equals("pause"));
             };
-        } catch (RuntimeException e) {
-            LOG.warn("console: {} on queue '{}' by {} failed", op, q.name(), user.name(), e);
-            result = "failed: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+        } catch (RuntimeException ex) {
+            LOG.warn("console: {} on queue '{}' by {} failed", plan.op(), q.name(), user.name(), ex);
+            String code = "failed: " + ex.getClass().getSimpleName() + ": " + ex.getMessage();
+            result = new ActionResult(
+                    ActionResult.Outcome.FAILED,
+                    "Failed: " + ex.getClass().getSimpleName() + ": " + ex.getMessage()
+                            + ". Whether anything changed is not known: look at the queue before trying again.",
+                    code);
         }
-        String targetText = id != null ? String.valueOf(id) : n > 0 ? "up to " + n : null;
-        record(new ConsoleAction(Instant.now(), user.name(), op, q.name(), targetText, evidence, result));
+        if (result.outcome() == ActionResult.Outcome.UNCHANGED && plan.id() != null) {
+            ConsoleAction winner = lastChange(q.name(), plan.target());
+            if (winner != null) {
+                result = ActionResult.unchanged(
+                        result.sentence() + " It was last changed through this console by " + winner.principal()
+                                + " at " + Pages.time(winner.at()) + " (" + winner.action() + ": " + winner.result()
+                                + ").",
+                        result.code());
+            }
+        }
+        record(new ConsoleAction(
+                Instant.now(), user.name(), plan.op(), q.name(), plan.target(), plan.evidence(), result.code()));
         samplers.get(q.name()).sample();
+        return result;
+    }
+
+    private static ActionResult pauseOrResume(QueueAdmin<?> q, boolean pause) {
+        List<Worker> ws = q.workers();
+        long already = ws.stream().filter(w -> w.isPaused() == pause).count();
+        if (already == ws.size()) {
+            return ActionResult.unchanged(
+                    "Nothing done: the " + ws.size() + " worker(s) of queue " + q.name() + " in this process were "
+                            + (pause ? "paused" : "running") + " already.",
+                    pause ? "paused" : "resumed");
+        }
+        ws.forEach(pause ? Worker::pause : Worker::resume);
+        return ActionResult.changed(
+                (pause ? "Paused " : "Resumed ") + (ws.size() - already) + " worker(s) of queue " + q.name()
+                        + " in this process" + (pause ? ": they claim nothing until resumed." : "."),
+                pause ? "paused" : "resumed");
+    }
+
+    /** The latest action of this process that changed {@code target} of {@code queue}, or null. */
+    private @Nullable ConsoleAction lastChange(String queue, @Nullable String target) {
+        List<ConsoleAction> all = recentActions();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            ConsoleAction a = all.get(i);
+            if (a.queue().equals(queue)
+                    && a.target() != null
+                    && a.target().equals(target)
+                    && (a.result().startsWith("Applied") || a.result().startsWith("Done"))) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    private ConsoleResponse resultPage(ConsoleRequest request, Map<String, String> headers, String who) {
+        Confirmations.Entry e = confirmations.get(request.param("a"));
+        if (e == null || e.result == null) {
+            return respond(
+                    404,
+                    headers,
+                    Pages.status(404, "No such result: results are kept an hour, in the process that ran the action."));
+        }
         return respond(
-                200, headers, Pages.page("Done \u2013 Baton console", who, Pages.result(sentence, result, back)));
+                200,
+                headers,
+                Pages.page(
+                        e.result.heading() + " \u2013 Baton console",
+                        who,
+                        Pages.result(e.plan.sentence(), e.result, e.user, e.started, e.plan.back())));
     }
 
     private void record(ConsoleAction a) {
@@ -353,6 +510,7 @@ public final class ConsoleApp {
                 "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none';"
                         + " base-uri 'none'");
         h.put("X-Content-Type-Options", "nosniff");
+        h.put("X-Frame-Options", "DENY"); // for browsers that do not know the CSP's frame-ancestors
         h.put("Referrer-Policy", "no-referrer");
         h.put("Cache-Control", "no-store");
         return new ConsoleResponse(status, h, body);

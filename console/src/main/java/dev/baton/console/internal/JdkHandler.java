@@ -12,9 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The console as a handler of the JDK's {@code com.sun.net.httpserver.HttpServer}. */
 public final class JdkHandler implements HttpHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(JdkHandler.class);
+
     /** The largest form body read; the console's forms are a few hundred bytes and an evidence text. */
     static final int MAX_BODY = 64 * 1024;
 
@@ -52,8 +56,16 @@ public final class JdkHandler implements HttpHandler {
                 }
                 parse(new String(body, StandardCharsets.UTF_8), params);
             }
-            ConsoleResponse r = console.apply(new ConsoleRequest(
-                    exchange.getRequestMethod(), base, rest, exchange.getRequestHeaders(), params, exchange));
+            ConsoleResponse r;
+            try {
+                r = console.apply(new ConsoleRequest(
+                        exchange.getRequestMethod(), base, rest, exchange.getRequestHeaders(), params, exchange));
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                // the JDK server would drop the connection without a word: answer, and say why in the log
+                LOG.warn("console: a request failed; answering 500", e);
+                exchange.sendResponseHeaders(500, -1);
+                return;
+            }
             r.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
             byte[] bytes = r.body().getBytes(StandardCharsets.UTF_8);
             boolean head = "HEAD".equalsIgnoreCase(exchange.getRequestMethod());

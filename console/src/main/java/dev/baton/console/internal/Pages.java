@@ -30,14 +30,17 @@ public final class Pages {
             + "table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.3em .6em;"
             + "text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}"
             + "th{background:#f3f3f3}.muted{color:#666}.warn{color:#a40}form.inline{display:inline;margin:0}"
-            + "td.err{max-width:40em;word-break:break-all}#result{font-size:1.2em;font-weight:bold}"
-            + "textarea{width:24em;height:3em}svg{display:block}";
+            + "td.err{max-width:40em;overflow-wrap:anywhere;white-space:pre-wrap}"
+            + "#result{font-size:1.2em;font-weight:bold}textarea{width:24em;height:3em}svg{display:block}"
+            + ".cc{font:12px monospace;color:#a00;border:1px solid #a00;border-radius:2px;padding:0 2px;margin:0 1px}"
+            + "dl.cols{margin:0}dl.cols dt{font-weight:bold}dl.cols dd{margin:0 0 .3em 1em;white-space:pre-wrap;"
+            + "font-family:monospace;overflow-wrap:anywhere}";
 
     private Pages() {}
 
     /** A whole page around {@code body}. */
     public static String page(String title, String who, String body) {
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text(title)
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text(Html.plain(title))
                 + "</title><style>" + STYLE + "</style></head><body><header><strong>Baton console</strong>"
                 + " <span class=\"muted\">" + who + "</span> <a href=\"./\">Overview</a></header><main>" + body
                 + "</main></body></html>";
@@ -54,7 +57,7 @@ public final class Pages {
     }
 
     static String hidden(String name, @Nullable String value) {
-        return "<input type=\"hidden\" name=\"" + text(name) + "\" value=\"" + text(value) + "\">";
+        return "<input type=\"hidden\" name=\"" + Html.attr(name) + "\" value=\"" + Html.attr(value) + "\">";
     }
 
     /** A POST form to the action URL with {@code fields} hidden and a button. */
@@ -72,7 +75,7 @@ public final class Pages {
             QueueAdmin<?> q, Sampler.Sample latest, List<Sampler.Sample> history, @Nullable String csrf) {
         StringBuilder b = new StringBuilder();
         b.append("<tr data-queue=\"")
-                .append(text(q.name()))
+                .append(Html.attr(q.name()))
                 .append("\"><td><a href=\"queue?q=")
                 .append(text(url(q.name())))
                 .append("\">")
@@ -281,21 +284,25 @@ public final class Pages {
                 + "<th></th></tr>");
         for (DeadRow r : dead) {
             String id = Ids.encode(r.id());
-            b.append("<tr data-id=\"").append(text(id)).append("\"><td>").append(clip(r.id(), 100));
+            b.append("<tr data-id=\"").append(Html.attr(id)).append("\"><td>").append(clip(r.id(), 100));
             b.append("</td><td class=\"n\">").append(r.attempts()).append("</td><td class=\"err\">");
+            String error = r.lastError();
             if (r.mayHaveBeenSent()) {
-                b.append("<span class=\"warn\">may have been sent</span> ");
+                b.append("<span class=\"warn\">may have been sent:</span> ");
+                error = error.substring(DeadRow.MAY_HAVE_BEEN_SENT.length());
             }
-            b.append(clip(r.lastError(), CELL)).append("</td><td class=\"err\">");
-            StringBuilder cols = new StringBuilder();
-            r.values().forEach((k, v) -> cols.append(k).append('=').append(v).append("; "));
-            b.append(clip(cols, CELL)).append("</td><td>");
-            if (csrf != null) {
+            b.append(clip(error, CELL)).append("</td><td>");
+            b.append(columns(r.values())).append("</td><td>");
+            if (csrf != null && id != null) {
                 b.append(actionForm(
                         csrf,
                         Map.of("op", "requeue", "q", q.name(), "id", id),
                         "Requeue\u2026",
-                        r.mayHaveBeenSent() ? hidden("force", "1") : ""));
+                        // one rule for one row and for many: a row that may have been sent moves only when ticked
+                        r.mayHaveBeenSent()
+                                ? "<label><input type=\"checkbox\" name=\"force\" value=\"1\"> even though it may"
+                                        + " have been sent</label> "
+                                : ""));
             }
             b.append("</td></tr>");
         }
@@ -315,21 +322,23 @@ public final class Pages {
             for (UnknownRow u : unknown) {
                 Object id = u.id();
                 String enc = Ids.encode(id);
-                b.append("<tr data-id=\"").append(text(enc)).append("\"><td>").append(clip(id, 100));
+                b.append("<tr data-id=\"")
+                        .append(Html.attr(enc))
+                        .append("\"><td>")
+                        .append(clip(id, 100));
                 b.append("</td><td class=\"n\">").append(u.attempts()).append("</td><td class=\"err\">");
                 b.append(clip(u.lastError(), CELL)).append("</td><td>");
                 b.append(u.reconcilableAt() == null ? "" : text(TIME.format(u.reconcilableAt())));
                 b.append(u.ready() ? " (passed)" : " <span class=\"warn\">(in quarantine)</span>");
-                b.append("</td><td class=\"err\">");
-                StringBuilder ucols = new StringBuilder();
-                u.values()
-                        .forEach((k, v) -> ucols.append(k).append('=').append(v).append("; "));
-                b.append(clip(ucols, CELL)).append("</td><td>");
-                if (csrf != null) {
-                    StringBuilder extra = new StringBuilder("<select name=\"verdict\">");
+                b.append("</td><td>");
+                b.append(columns(u.values())).append("</td><td>");
+                if (csrf != null && enc != null) {
+                    // no answer is preselected: the operator chooses one, or the browser refuses to send the form
+                    StringBuilder extra = new StringBuilder("<select name=\"verdict\" required>"
+                            + "<option value=\"\" disabled selected>choose what the receiver said\u2026</option>");
                     for (String t : targets) {
                         extra.append("<option value=\"sent:")
-                                .append(text(t))
+                                .append(Html.attr(t))
                                 .append("\">sent (")
                                 .append(text(t))
                                 .append(")</option>");
@@ -338,6 +347,13 @@ public final class Pages {
                             + "<option value=\"dead\">give up (dead letter)</option></select> "
                             + "<textarea name=\"evidence\" required maxlength=\"2000\""
                             + " placeholder=\"evidence: what the receiver said\"></textarea> ");
+                    if (!u.ready()) {
+                        // its sender may be alive: "not sent" needs the operator's word that it is not
+                        extra.append(hidden("quarantine", "1"))
+                                .append("<label class=\"warn\"><input type=\"checkbox\" name=\"gone\" value=\"1\">"
+                                        + " its sender's process is gone (needed for \"not sent\" in quarantine)"
+                                        + "</label> ");
+                    }
                     b.append(actionForm(
                             csrf,
                             Map.of("op", "resolve", "q", q.name(), "id", enc),
@@ -373,20 +389,59 @@ public final class Pages {
         return b.append("</p>").toString();
     }
 
-    /** The confirmation step: what will happen, and a form that repeats the request with {@code confirm=yes}. */
+    /** A selected column's values, one under the other, each cut at {@link #CELL} characters. */
+    static String columns(Map<String, ?> values) {
+        if (values.isEmpty()) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("<dl class=\"cols\">");
+        values.forEach((k, v) -> b.append("<dt>")
+                .append(clip(k, 100))
+                .append("</dt><dd>")
+                .append(clip(Values.show(v), CELL))
+                .append("</dd>"));
+        return b.append("</dl>").toString();
+    }
+
+    static String time(java.time.Instant at) {
+        return TIME.format(at);
+    }
+
+    /** The confirmation step: what will happen, and a form that confirms this one offer, once. */
     public static String confirm(String sentence, Map<String, String> fields, String csrf, String backUrl) {
         StringBuilder b = new StringBuilder("<h1>Confirm</h1><p id=\"confirm-text\">")
                 .append(text(sentence))
                 .append("</p>");
-        StringBuilder extra = new StringBuilder(hidden("confirm", "yes"));
-        b.append(actionForm(csrf, fields, "Confirm", extra.toString()));
+        b.append(actionForm(csrf, fields, "Confirm", hidden("confirm", "yes")));
         b.append(" <a href=\"").append(text(backUrl)).append("\">Cancel</a>");
         return b.toString();
     }
 
-    /** The result of an action. */
-    public static String result(String sentence, String result, String backUrl) {
-        return "<h1>Done</h1><p>" + text(sentence) + "</p><p id=\"result\">" + clip(result, 500) + "</p><p><a href=\""
+    /** The result of an action: what was asked, and what changed or why nothing did. */
+    public static String result(
+            String sentence, ActionResult result, String by, java.time.@Nullable Instant at, String backUrl) {
+        return "<h1 id=\"heading\">" + text(result.heading()) + "</h1><p>You asked: " + text(sentence) + "</p>"
+                + "<p id=\"result\" data-outcome=\"" + result.outcome().name().toLowerCase(Locale.ROOT) + "\">"
+                + clip(result.sentence(), 1000) + "</p><p class=\"muted\">" + (at == null ? "" : text(time(at)))
+                + ", by " + clip(by, 100) + "; recorded as: " + clip(result.code(), 300) + "</p><p><a href=\""
                 + text(backUrl) + "\">Back</a></p>";
+    }
+
+    /** A second POST of a confirmation that was used already: nothing ran again. */
+    public static String replayed(
+            String sentence,
+            java.time.@Nullable Instant at,
+            String by,
+            @Nullable ActionResult result,
+            String resultUrl,
+            String backUrl) {
+        return "<h1 id=\"heading\">Nothing done</h1><p id=\"result\" data-outcome=\"replayed\">This confirmation was"
+                + " used already" + (at == null ? "" : ", at " + text(time(at))) + " by " + clip(by, 100)
+                + ": nothing was done again.</p><p>It asked: " + text(sentence) + "</p><p>"
+                + (result == null
+                        ? "It is still running."
+                        : "Its result: " + clip(result.sentence(), 1000) + " <a href=\"" + text(resultUrl)
+                                + "\">(the result page)</a>")
+                + "</p><p><a href=\"" + text(backUrl) + "\">Back</a></p>";
     }
 }

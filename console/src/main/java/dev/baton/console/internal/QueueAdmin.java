@@ -31,6 +31,8 @@ public final class QueueAdmin<S extends Enum<S>> {
     private final ClaimQueue<S> queue;
     private final String kind;
     private final Supplier<? extends Collection<Worker>> allWorkers;
+    /** The {@link Ids#tag} of the queue's ids once a row has been read ('\0' before). */
+    private volatile char idTag;
 
     private QueueAdmin(ClaimQueue<S> queue, String kind, Supplier<? extends Collection<Worker>> allWorkers) {
         this.queue = queue;
@@ -87,39 +89,136 @@ public final class QueueAdmin<S extends Enum<S>> {
         return queue.health(COUNT_LIMIT);
     }
 
+    /**
+     * The id encoded in {@code text}, of the type of this queue's ids.
+     *
+     * @throws IllegalArgumentException if {@code text} is no encoded id, or one of another type than the ids the
+     *     queue's rows have (a string id on a BIGINT queue would reach the database as a type error)
+     */
+    public Object decodeId(String text) {
+        Object id = Ids.decode(text);
+        char expected = idTag();
+        if (expected != 0 && Ids.tag(id) != expected) {
+            throw new IllegalArgumentException("of another type than this queue's ids");
+        }
+        return id;
+    }
+
+    /**
+     * The tag of the queue's ids: learnt from the first row read, else from one dead or unknown row; '\0' while
+     * the queue has neither (then no page after an id and no action on a row has anything to find).
+     */
+    private char idTag() {
+        char t = idTag;
+        if (t == 0) {
+            List<DeadRow> one = queue.deadLetters().list(1);
+            if (!one.isEmpty()) {
+                t = learn(one.get(0).id());
+            } else if (hasUnknownState()) {
+                List<UnknownRow> u = queue.unknownSends().list(1);
+                if (!u.isEmpty()) {
+                    t = learn(u.get(0).id());
+                }
+            }
+        }
+        return t;
+    }
+
+    private char learn(Object id) {
+        char t = Ids.tag(id);
+        idTag = t;
+        return t;
+    }
+
     /** A page of dead rows after {@code after} (null: the first page). */
     public List<DeadRow> deadPage(@Nullable Object after, int limit) {
         DeadLetters<S> dead = queue.deadLetters();
-        return after == null ? dead.list(limit) : dead.listAfter(after, limit);
+        if (after != null && idTag() == 0) {
+            return List.of(); // no row of any type: nothing comes after it, and the id's type cannot be checked
+        }
+        List<DeadRow> rows = after == null ? dead.list(limit) : dead.listAfter(after, limit);
+        if (!rows.isEmpty()) {
+            learn(rows.get(0).id());
+        }
+        return rows;
     }
 
     /** A page of the unknown sends after {@code after} (null: the first page). */
     public List<UnknownRow> unknownPage(@Nullable Object after, int limit) {
-        if (!hasUnknownState()) {
+        if (!hasUnknownState() || (after != null && idTag() == 0)) {
             return List.of();
         }
         UnknownSends<S> unknown = queue.unknownSends();
-        return after == null ? unknown.list(limit) : unknown.listAfter(after, limit);
+        List<UnknownRow> rows = after == null ? unknown.list(limit) : unknown.listAfter(after, limit);
+        if (!rows.isEmpty()) {
+            learn(rows.get(0).id());
+        }
+        return rows;
     }
 
     /**
-     * Requeues one dead row for {@code principal} (reported to the Baton listeners as an admin action); the result's
-     * name ({@code Applied}, {@code AlreadyInTarget}, ...) with its state.
+     * Requeues one dead row for {@code principal} (reported to the Baton listeners as an admin action): what changed,
+     * or why nothing did.
      */
-    public String requeue(String principal, Object id, boolean evenIfMaybeSent) {
+    public ActionResult requeue(String principal, Object id, boolean evenIfMaybeSent) {
         TransitionResult<S> r = queue.deadLetters()
                 .as(principal(principal))
                 .requeue(id, evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
-        return describe(r);
+        String row = "dead row " + id;
+        String code = describe(r);
+        if (r instanceof TransitionResult.Applied<S> a) {
+            return ActionResult.changed(
+                    "Requeued: " + row + " is " + a.state() + " now and will be processed again.", code);
+        }
+        if (r instanceof TransitionResult.InDoubt<S> a) {
+            return ActionResult.changed(
+                    "Requeued, in doubt: " + row + " is " + a.state() + ", but the connection was lost, so whether"
+                            + " this action or an earlier one moved it is not known.",
+                    code);
+        }
+        if (r instanceof TransitionResult.AlreadyInTarget<S> a) {
+            return ActionResult.unchanged(
+                    "Nothing done: " + row + " had been requeued already (it is " + a.state() + ").", code);
+        }
+        if (r instanceof TransitionResult.Rejected<S> rej) {
+            if (rej.current() == queue.deadState() && !evenIfMaybeSent) {
+                return ActionResult.unchanged(
+                        "Nothing done: " + row + " may have been sent already, so it stays dead. Tick \"even though"
+                                + " it may have been sent\" to requeue it.",
+                        code);
+            }
+            return ActionResult.unchanged(
+                    "Nothing done: row " + id + " is not dead (it is " + rej.current() + ").", code);
+        }
+        if (r instanceof TransitionResult.NotFound<S>) {
+            return ActionResult.unchanged("Nothing done: there is no row " + id + ".", code);
+        }
+        return ActionResult.unchanged("Nothing done: the database refused the change (" + code + ").", code);
     }
 
     /** Requeues up to {@code limit} dead rows for {@code principal}. */
-    public BulkResult requeueAll(String principal, int limit, boolean evenIfMaybeSent) {
-        return queue.deadLetters()
+    public ActionResult requeueAll(String principal, int limit, boolean evenIfMaybeSent) {
+        BulkResult r = queue.deadLetters()
                 .as(principal(principal))
                 .requeueAll(
                         limit,
                         evenIfMaybeSent ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT);
+        String doubt = r.countInDoubt() ? " (count in doubt)" : "";
+        String code = r.rows() + " rows requeued" + doubt;
+        if (r.rows() == 0 && !r.countInDoubt()) {
+            return ActionResult.unchanged(
+                    "Nothing done: no dead row was requeued (none is left"
+                            + (evenIfMaybeSent ? "" : " but rows that may have been sent") + ").",
+                    code);
+        }
+        return ActionResult.changed(
+                "Requeued " + r.rows() + " dead row" + (r.rows() == 1 ? "" : "s") + ", lowest id first"
+                        + (r.countInDoubt()
+                                ? "; the connection was lost at the commit, so the count is in doubt: look at the"
+                                        + " queue's numbers"
+                                : "")
+                        + ".",
+                code);
     }
 
     /** The principal as the admin views take it: at most 200 characters. */
@@ -148,7 +247,7 @@ public final class QueueAdmin<S extends Enum<S>> {
      *
      * @throws IllegalArgumentException for a verdict or target the queue does not know
      */
-    public String resolve(String principal, Object id, String verdict, @Nullable String target, String evidence) {
+    public ActionResult resolve(String principal, Object id, String verdict, @Nullable String target, String evidence) {
         UnknownSends<S> unknown = queue.unknownSends().as(principal(principal));
         LeaseResult<S> r =
                 switch (verdict) {
@@ -164,7 +263,26 @@ public final class QueueAdmin<S extends Enum<S>> {
                     case "dead" -> unknown.deadLetter(id, "resolved dead by an operator: " + evidence);
                     default -> throw new IllegalArgumentException("no verdict " + verdict);
                 };
-        return describe(r);
+        String row = "unknown send " + id;
+        String code = describe(r);
+        if (r instanceof LeaseResult.Done<S> d) {
+            String what =
+                    switch (verdict) {
+                        case "sent" -> "Resolved as sent: " + row + " is " + d.state() + " now.";
+                        case "not-sent" ->
+                            "Resolved as not sent: " + row + " is " + d.state() + " now"
+                                    + (d.state() == queue.claimableState()
+                                            ? " and will be sent again."
+                                            : " (its attempts are used up).");
+                        default -> "Given up: " + row + " is a dead letter (" + d.state() + ") now.";
+                    };
+            return ActionResult.changed(what, code);
+        }
+        String said = verdict.equals("sent") ? "sent" : verdict.equals("not-sent") ? "not sent" : "give up";
+        return ActionResult.unchanged(
+                "Nothing done: " + row + " was no longer unknown (someone else resolved it, or its worker finished"
+                        + " it): your verdict \"" + said + "\" was not applied.",
+                code);
     }
 
     private static String describe(Object result) {

@@ -119,7 +119,8 @@ class BatonConsoleSpringSecurityTest {
         }
 
         HttpRequest.Builder request(String path) {
-            HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path));
+            HttpRequest.Builder r =
+                    HttpRequest.newBuilder(URI.create(base + path)).timeout(java.time.Duration.ofSeconds(20));
             if (user != null) {
                 String basic = user + ":" + user + "-pw";
                 r.header(
@@ -144,6 +145,28 @@ class BatonConsoleSpringSecurityTest {
                             .POST(HttpRequest.BodyPublishers.ofString(body))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
+        }
+
+        /**
+         * Posts {@code form} without {@code confirm}, then the confirmation page's form as it is, and follows a 303 to
+         * the result page: what a browser does.
+         */
+        HttpResponse<String> act(Map<String, String> form) throws Exception {
+            Map<String, String> f = new LinkedHashMap<>(form);
+            f.remove("confirm");
+            HttpResponse<String> confirm = post("action", f);
+            assertEquals(200, confirm.statusCode(), confirm.body());
+            Map<String, String> fields = new LinkedHashMap<>();
+            Matcher m = Pattern.compile("<input type=\"hidden\" name=\"([^\"]*)\" value=\"([^\"]*)\">")
+                    .matcher(confirm.body().substring(confirm.body().indexOf("confirm-text")));
+            while (m.find()) {
+                fields.put(m.group(1), m.group(2).replace("&amp;", "&"));
+            }
+            HttpResponse<String> r = post("action", fields);
+            if (r.statusCode() == 303) {
+                return get(r.headers().firstValue("Location").orElseThrow());
+            }
+            return r;
         }
 
         /** The console's CSRF token, read from the queue page (empty when the page shows no form). */
@@ -217,13 +240,39 @@ class BatonConsoleSpringSecurityTest {
                                 .statusCode(),
                         "the token of another session (another cookie jar)");
                 assertEquals(Sync.FAILED.ordinal(), syncState(orders, 7));
-                HttpResponse<String> done = olga.post("action", requeue(7, olgasToken));
+                HttpResponse<String> done = olga.act(requeue(7, olgasToken));
                 assertEquals(200, done.statusCode(), done.body());
-                assertTrue(done.body().contains("Applied"), done.body());
+                assertTrue(done.body().contains("Requeued: dead row 7"), done.body());
                 assertEquals(Sync.PENDING.ordinal(), syncState(orders, 7), "requeued once");
                 assertTrue(ctx.getBean(dev.baton.console.BatonConsole.class).recentActions().stream()
                         .anyMatch(
                                 a -> a.principal().equals("olga") && a.action().equals("requeue")));
+            }
+        }
+    }
+
+    @Test
+    void aMistypedOrHugeRowIdIsA400ThroughTheStarter() throws Exception {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        try (Orders orders = new Orders(db)) {
+            insertDead(orders, 9);
+            try (ConfigurableApplicationContext ctx = start(db, orders)) {
+                Browser ann = Browser.of(ctx, "ann");
+                // a string id on a BIGINT queue (a type error in the database: 500 before), and a decimal whose
+                // plain text has a billion digits (an OutOfMemoryError in the host before)
+                for (String id : List.of("sabc", "d1e999999999", "l99999999999999999999")) {
+                    for (String param : List.of("dead", "unknown")) {
+                        HttpResponse<String> r = ann.get("queue?q=order-sync&" + param + "=" + id);
+                        assertEquals(400, r.statusCode(), param + "=" + id + ": " + r.body());
+                        assertTrue(r.body().contains("Not a row id of this queue"), r.body());
+                    }
+                }
+                assertEquals(200, ann.get("queue?q=order-sync").statusCode(), "the host still answers");
+                Browser olga = Browser.of(ctx, "olga");
+                Map<String, String> requeue = requeue(9, olga.token());
+                requeue.put("id", "d1e999999999");
+                assertEquals(400, olga.post("action", requeue).statusCode());
+                assertEquals(Sync.FAILED.ordinal(), syncState(orders, 9));
             }
         }
     }
