@@ -222,6 +222,18 @@ public interface SqlVocabulary {
                 + (nullable ? " NULL" : " NOT NULL");
     }
 
+    /**
+     * DDL that makes a column NOT NULL, keeping its type: {@link #alterColumnType} with {@code nullable} false by
+     * default (SQL Server's and MySQL's forms restate the type).
+     *
+     * @param quotedTable the quoted table
+     * @param quotedColumn the quoted column
+     * @param type the column's type, as the JDBC metadata names it ({@code TYPE_NAME})
+     */
+    default String setNotNull(String quotedTable, String quotedColumn, String type) {
+        return alterColumnType(quotedTable, quotedColumn, type, false);
+    }
+
     /** DDL that adds a column. */
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;

@@ -63,6 +63,11 @@ final class PostgresSql implements SqlVocabulary {
         return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " TYPE " + type;
     }
 
+    @Override
+    public String setNotNull(String quotedTable, String quotedColumn, String type) {
+        return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " SET NOT NULL";
+    }
+
     /** {@code timestamp} (without time zone) holds the session zone's wall clock; leases need {@code timestamptz}. */
     @Override
     public String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {

@@ -268,6 +268,15 @@ public final class Inspection<S extends Enum<S>> {
             check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
             check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
             used.check(check, d, shape.table);
+            String priority = def.shaping().priorityColumn();
+            if (priority != null) {
+                // a NULL sorts above every value in PostgreSQL's DESC and below them in MySQL's and SQL Server's
+                check.requireNotNull(
+                        priority,
+                        "named by priority, which claims higher values first: a NULL has no rank, PostgreSQL"
+                                + " claims it first and MySQL last",
+                        "0");
+            }
             requireZoneSafeTimes(check, def);
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
@@ -327,7 +336,7 @@ public final class Inspection<S extends Enum<S>> {
             used.add(shaping.groupColumn(), null, "named by fairAcross");
         }
         if (shaping.priorityColumn() != null) {
-            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority");
+            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority", "NOT NULL DEFAULT 0");
         }
         if (def.ageColumn() != null) {
             used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");
