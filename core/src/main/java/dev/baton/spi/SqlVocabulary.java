@@ -93,6 +93,22 @@ public interface SqlVocabulary {
     }
 
     /**
+     * A read of the rows among {@code count} ids, given as bind parameters, that no other transaction holds locked: it
+     * returns their ids and locks them until the transaction ends, passing over locked ones without waiting. It reads
+     * by the id alone (a condition on another column may lead the database through another index, and lock every row
+     * it reads there). Run inside a transaction at READ COMMITTED. Default: {@code SELECT id FROM table WHERE id IN
+     * (?, …) FOR UPDATE SKIP LOCKED} (MySQL 8, MariaDB 10.6).
+     *
+     * @param quotedTable the quoted table
+     * @param quotedIdColumn the quoted id column
+     * @param count the number of ids, at least 1
+     */
+    default String lockUnlockedIds(String quotedTable, String quotedIdColumn, int count) {
+        return "SELECT " + quotedIdColumn + " FROM " + quotedTable + " WHERE " + quotedIdColumn + " IN ("
+                + Rows.placeholders(count) + ") FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
      * The quotient of two non-negative integer expressions, rounded down: {@code (a) / (b)} by default (PostgreSQL and
      * SQL Server divide integers so); MySQL and MariaDB, whose {@code /} gives a decimal, use {@code DIV}. A weighted
      * round-robin claim's turn is one ({@link BatchUpdateSpec.FairGroups#turn}).
