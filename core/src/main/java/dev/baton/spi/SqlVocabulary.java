@@ -264,4 +264,17 @@ public interface SqlVocabulary {
     default @Nullable ExclusiveLock exclusiveLock(long key) {
         return null;
     }
+
+    /**
+     * The exclusive lock {@code key} for a table named without its schema, which is another table in each schema (or
+     * database) a connection starts in: where the database's lock names are server-wide (MySQL's and MariaDB's {@code
+     * GET_LOCK}), the dialect adds the connection's current database to the name, so that the same queue in two
+     * databases of one server does not serialise across them. By default {@link #exclusiveLock(long)}: PostgreSQL's
+     * advisory locks and SQL Server's application locks belong to one database already.
+     *
+     * @param key the lock's key, a hash the caller made of the table (as configured) and the queue
+     */
+    default @Nullable ExclusiveLock exclusiveLockInCurrentSchema(long key) {
+        return exclusiveLock(key);
+    }
 }

@@ -95,8 +95,7 @@ class MariaDbClaimLockScopeTest {
     }
 
     /** {@code pool}, whose statements that take a {@code GET_LOCK} count {@code holding} down and wait for release. */
-    private static DataSource stallingAfterTheLock(
-            DataSource pool, CountDownLatch holding, CountDownLatch release) {
+    private static DataSource stallingAfterTheLock(DataSource pool, CountDownLatch holding, CountDownLatch release) {
         return (DataSource) Proxy.newProxyInstance(
                 DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, args) -> {
                     Object r = invoke(pool, m, args);
