@@ -72,7 +72,8 @@ class SqlServerLeaseSqlTest {
                         sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
                         sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
                                 + " [attempts] >= ?",
-                        // found without locks (no index serves attempts), then locked by id past locked rows and moved by id
+                        // found without locks (no index serves attempts), then locked by id (past locked rows) and
+                        // moved by id
                         "SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0 AND [attempts] >= ?",
                         // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
                         "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
@@ -97,8 +98,7 @@ class SqlServerLeaseSqlTest {
         String lock = "SELECT [id] FROM [orders] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE [id] IN (?, ?)";
         SqlRecorder found = new SqlRecorder(
                 2,
-                sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0")
-                                || sql.equals(lock)
+                sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0") || sql.equals(lock)
                         ? List.<Object[]>of(new Object[] {7L}, new Object[] {9L})
                         : List.<Object[]>of());
         ClaimQueue<Sync> q = orderSync(Baton.builder(found.dataSource())
