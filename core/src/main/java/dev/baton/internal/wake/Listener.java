@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The one connection of an instance that listens for notifications, on a daemon thread: it holds a connection of the
  * data source, subscribes it to the channel, and wakes this JVM's workers of the queue each payload names. When the
  * connection fails it opens a new one after a backoff (100 ms doubling to 30 s, with jitter), and once listening again
- * wakes every worker once, for the notifications it missed meanwhile; polling finds the rows in between.
+ * wakes every worker once, for the notifications it missed meanwhile; polling finds the rows in between. Each
+ * connection goes back to the pool listening on nothing ({@link Notifications#unlistenAll}), or is aborted.
  *
  * <p>After subscribing it sends a probe on another connection and waits for it: a pooler that binds clients to server
  * sessions per transaction (PgBouncer in transaction or statement mode) delivers none, and the listener then stops,
