@@ -80,7 +80,7 @@ class MariaDbClaimLockScopeTest {
         } finally {
             release.countDown();
             threads.shutdownNow();
-            db.execute("DROP TABLE IF EXISTS " + table, "DROP TABLE IF EXISTS " + SECOND + "." + table);
+            db.execute("DROP TABLE IF EXISTS " + table, "DROP DATABASE IF EXISTS " + SECOND);
         }
     }
 
