@@ -280,8 +280,10 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
     /**
      * Claims rows with a higher value of {@code priorityColumn} first, in the queue's order (default: id) among rows of
      * one priority. The claim index ({@link ClaimQueue#suggestedIndex()}) then has the priority column, descending,
-     * before the order; {@link ClaimQueue#verify()} refuses a table without an index that serves it. There is no
-     * aging: while higher-priority rows keep arriving faster than they are handled, lower ones wait.
+     * before the order; {@link ClaimQueue#verify()} refuses a table without an index that serves it, and a nullable
+     * column (a NULL has no rank: PostgreSQL claims it first, MySQL last); {@link ClaimQueue#createTableSql} makes it
+     * {@code NOT NULL DEFAULT 0}. There is no aging: while higher-priority rows keep arriving faster than they are
+     * handled, lower ones wait.
      *
      * @param priorityColumn a numeric, NOT NULL column
      * @throws InvalidIdentifierException if the column is not a plain identifier

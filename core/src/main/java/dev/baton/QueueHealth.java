@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
  * A snapshot of a claim queue, measured by the database (one query, no JVM clock).
  *
  * @param eligible rows a worker could claim now
- * @param waiting rows in the claimable state that are not due yet (retry backoff) or not eligible
+ * @param waiting rows in the claimable state that are not due yet (retry backoff), not eligible, or held behind an
+ *     older row of their key (a queue ordered per key: one in flight, or a dead one that holds its key)
  * @param inFlight rows claimed with a live lease
  * @param expiredLeases claimed rows whose lease expired (their worker died or stalled; reclaimed by the next sweep)
  * @param dead rows in the dead state

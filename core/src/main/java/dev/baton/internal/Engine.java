@@ -1111,7 +1111,11 @@ public final class Engine {
         return receiptsFound;
     }
 
-    /** Deletes receipts older than an hour, at most once a minute per instance, after a successful transaction. */
+    /**
+     * Deletes one batch of receipts older than an hour after a successful transaction, at most once a minute per
+     * instance; while batches come back full, the next transaction deletes the next one. The caller pays for one
+     * bounded batch at most, never for the whole backlog (after a start, or an hour of heavy use).
+     */
     private void purgeReceiptsNowAndThen() {
         long now = System.nanoTime();
         long last = receiptsPurgedAt.get();
@@ -1120,7 +1124,11 @@ public final class Engine {
         }
         try {
             String sql = receipts.deleteSql(RECEIPT_RETENTION);
-            drain(receipts.deleteBatch(), () -> autocommit("purge receipts", c -> deleteAtReadCommitted(c, sql)));
+            int deleted = autocommit("purge receipts", c -> deleteAtReadCommitted(c, sql));
+            if (deleted >= receipts.deleteBatch()) {
+                // more are left: the next transaction takes the next batch (unless another purge began meanwhile)
+                receiptsPurgedAt.compareAndSet(now, now - RECEIPT_PURGE_INTERVAL_NANOS);
+            }
         } catch (RuntimeException e) {
             log.warn("purging old receipts from {} failed; will try again: {}", receiptsTable, e.getMessage());
         }

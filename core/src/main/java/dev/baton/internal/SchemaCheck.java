@@ -221,6 +221,25 @@ public final class SchemaCheck {
     }
 
     /**
+     * Requires that {@code column} accepts no NULL, suggesting an {@code UPDATE} that sets its NULLs to {@code
+     * fillLiteral} and the DDL that makes it NOT NULL. A missing column is left to the other checks.
+     *
+     * @param column the column
+     * @param why what the column is for, and why a NULL breaks it (for the message)
+     * @param fillLiteral the SQL literal that replaces the NULLs, e.g. {@code 0}
+     */
+    public void requireNotNull(String column, String why, String fillLiteral) {
+        ColumnInfo info = tableFound ? column(column) : null;
+        if (info == null || !info.nullable()) {
+            return;
+        }
+        String quoted = Identifiers.quote(dialect, column);
+        problems.add("column " + column + " (" + why + ") accepts NULL; it must be NOT NULL");
+        ddl.add("UPDATE " + qTable + " SET " + quoted + " = " + fillLiteral + " WHERE " + quoted + " IS NULL");
+        ddl.add(dialect.sql().setNotNull(qTable, quoted, info.typeName()));
+    }
+
+    /**
      * Requires that a timestamp column compares correctly with the database's clock whatever the session's time zone
      * (see {@link dev.baton.spi.SqlVocabulary#zoneSafeTimestampFix}), and that its default does not fill it with a
      * local wall clock (see {@link dev.baton.spi.SqlVocabulary#utcDefaultFor}). A missing or non-timestamp column is

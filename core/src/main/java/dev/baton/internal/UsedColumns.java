@@ -16,8 +16,8 @@ import java.util.Map;
  * table gets them in its {@code CREATE TABLE}. Not thread-safe; build, use, drop.
  */
 public final class UsedColumns {
-    /** A used column: its name as given and the type its use implies, or null. */
-    private record Used(String name, ColumnType type, String use) {}
+    /** A used column: its name as given, the type its use implies (or null), and the constraints it needs (or ""). */
+    private record Used(String name, ColumnType type, String use, String constraints) {}
 
     private final Map<String, Used> columns = new LinkedHashMap<>();
 
@@ -26,10 +26,19 @@ public final class UsedColumns {
 
     /** Adds a column with a use (for messages) and the type that use implies (null when none). */
     public UsedColumns add(String column, ColumnType type, String use) {
+        return add(column, type, use, "");
+    }
+
+    /**
+     * Adds a column with a use (for messages), the type that use implies and the constraints it needs in the DDL
+     * handed out (e.g. {@code NOT NULL DEFAULT 0}).
+     */
+    public UsedColumns add(String column, ColumnType type, String use, String constraints) {
         String key = column.toLowerCase(Locale.ROOT);
         Used old = columns.get(key);
         if (old == null || (old.type() == null && type != null)) {
-            columns.put(key, new Used(old == null ? column : old.name(), type, old == null ? use : old.use()));
+            columns.put(
+                    key, new Used(old == null ? column : old.name(), type, old == null ? use : old.use(), constraints));
         }
         return this;
     }
@@ -81,15 +90,19 @@ public final class UsedColumns {
                                 + (u.type() == null
                                         ? "; its type is not known to Baton, the DDL suggests " + type
                                         : ""),
-                        d.sql().addColumn(Identifiers.quoteTable(d, table), Identifiers.quote(d, u.name()), type));
+                        d.sql()
+                                .addColumn(
+                                        Identifiers.quoteTable(d, table),
+                                        Identifiers.quote(d, u.name()),
+                                        u.constraints().isEmpty() ? type : type + " " + u.constraints()));
             }
         }
     }
 
-    /** Adds every column, nullable, to a {@code CREATE TABLE}. */
+    /** Adds every column to a {@code CREATE TABLE}: nullable, unless its use needs constraints. */
     public void addTo(TableDdl ddl) {
         for (Used u : columns.values()) {
-            ddl.column(u.name(), typeOrGuess(u), "");
+            ddl.column(u.name(), typeOrGuess(u), u.constraints());
         }
     }
 

@@ -33,6 +33,11 @@ public interface Notifications {
         public List<String> await(Connection connection, int timeoutMillis) {
             throw new UnsupportedOperationException("this database has no notifications");
         }
+
+        @Override
+        public void unlistenAll(Connection connection) {
+            throw new UnsupportedOperationException("this database has no notifications");
+        }
     };
 
     /** True when the database delivers notifications. */
@@ -60,4 +65,14 @@ public interface Notifications {
      * @throws SQLException when the connection failed (the caller opens a new one)
      */
     List<String> await(Connection connection, int timeoutMillis) throws SQLException;
+
+    /**
+     * Unsubscribes {@code connection} from every channel and drops the notifications it received and has not handed
+     * out, before the caller gives it back to its pool: a pooled session that still listens keeps receiving every
+     * notification of the channel for the application code that borrows it next, which never reads them. PostgreSQL:
+     * {@code UNLISTEN *}.
+     *
+     * @throws SQLException on a database failure (the caller then discards the connection)
+     */
+    void unlistenAll(Connection connection) throws SQLException;
 }

@@ -93,6 +93,22 @@ public interface SqlVocabulary {
     }
 
     /**
+     * A read of the rows among {@code count} ids, given as bind parameters, that no other transaction holds locked: it
+     * returns their ids and locks them until the transaction ends, passing over locked ones without waiting. It reads
+     * by the id alone (a condition on another column may lead the database through another index, and lock every row
+     * it reads there). Run inside a transaction at READ COMMITTED. Default: {@code SELECT id FROM table WHERE id IN
+     * (?, …) FOR UPDATE SKIP LOCKED} (MySQL 8, MariaDB 10.6).
+     *
+     * @param quotedTable the quoted table
+     * @param quotedIdColumn the quoted id column
+     * @param count the number of ids, at least 1
+     */
+    default String lockUnlockedIds(String quotedTable, String quotedIdColumn, int count) {
+        return "SELECT " + quotedIdColumn + " FROM " + quotedTable + " WHERE " + quotedIdColumn + " IN ("
+                + Rows.placeholders(count) + ") FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
      * The quotient of two non-negative integer expressions, rounded down: {@code (a) / (b)} by default (PostgreSQL and
      * SQL Server divide integers so); MySQL and MariaDB, whose {@code /} gives a decimal, use {@code DIV}. A weighted
      * round-robin claim's turn is one ({@link BatchUpdateSpec.FairGroups#turn}).
@@ -222,6 +238,18 @@ public interface SqlVocabulary {
                 + (nullable ? " NULL" : " NOT NULL");
     }
 
+    /**
+     * DDL that makes a column NOT NULL, keeping its type: {@link #alterColumnType} with {@code nullable} false by
+     * default (SQL Server's and MySQL's forms restate the type).
+     *
+     * @param quotedTable the quoted table
+     * @param quotedColumn the quoted column
+     * @param type the column's type, as the JDBC metadata names it ({@code TYPE_NAME})
+     */
+    default String setNotNull(String quotedTable, String quotedColumn, String type) {
+        return alterColumnType(quotedTable, quotedColumn, type, false);
+    }
+
     /** DDL that adds a column. */
     default String addColumn(String quotedTable, String quotedColumn, String typeAndConstraints) {
         return "ALTER TABLE " + quotedTable + " ADD COLUMN " + quotedColumn + " " + typeAndConstraints;
@@ -235,5 +263,18 @@ public interface SqlVocabulary {
      */
     default @Nullable ExclusiveLock exclusiveLock(long key) {
         return null;
+    }
+
+    /**
+     * The exclusive lock {@code key} for a table named without its schema, which is another table in each schema (or
+     * database) a connection starts in: where the database's lock names are server-wide (MySQL's and MariaDB's {@code
+     * GET_LOCK}), the dialect adds the connection's current database to the name, so that the same queue in two
+     * databases of one server does not serialise across them. By default {@link #exclusiveLock(long)}: PostgreSQL's
+     * advisory locks and SQL Server's application locks belong to one database already.
+     *
+     * @param key the lock's key, a hash the caller made of the table (as configured) and the queue
+     */
+    default @Nullable ExclusiveLock exclusiveLockInCurrentSchema(long key) {
+        return exclusiveLock(key);
     }
 }

@@ -143,4 +143,14 @@ final class MySqlSql implements SqlVocabulary {
         String name = ExclusiveLock.nameOf(key);
         return new ExclusiveLock("SELECT GET_LOCK('" + name + "', 60)", "DO RELEASE_LOCK('" + name + "')");
     }
+
+    /**
+     * As {@link #exclusiveLock}, with the current database in the name (GET_LOCK's names are server-wide): {@code
+     * baton_claim_<hash>_} and 16 hex digits of the MD5 of {@code DATABASE()}, 45 characters (MySQL allows 64).
+     */
+    @Override
+    public ExclusiveLock exclusiveLockInCurrentSchema(long key) {
+        String name = "CONCAT('" + ExclusiveLock.nameOf(key) + "_', LEFT(MD5(COALESCE(DATABASE(), '')), 16))";
+        return new ExclusiveLock("SELECT GET_LOCK(" + name + ", 60)", "DO RELEASE_LOCK(" + name + ")");
+    }
 }

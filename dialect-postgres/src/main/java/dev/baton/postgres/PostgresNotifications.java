@@ -47,6 +47,16 @@ final class PostgresNotifications implements Notifications {
     }
 
     @Override
+    public void unlistenAll(Connection connection) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            s.execute("UNLISTEN *");
+        }
+        await(
+                connection,
+                1); // pgjdbc keeps what arrived until it is asked: dropped here, not left to the next borrower
+    }
+
+    @Override
     public List<String> await(Connection connection, int timeoutMillis) throws SQLException {
         Driver d = driver(connection);
         Object found;

@@ -2,6 +2,7 @@ package dev.baton.postgres;
 
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.ExclusiveLock;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlVocabulary;
 import java.util.List;
 
@@ -63,6 +64,11 @@ final class PostgresSql implements SqlVocabulary {
         return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " TYPE " + type;
     }
 
+    @Override
+    public String setNotNull(String quotedTable, String quotedColumn, String type) {
+        return "ALTER TABLE " + quotedTable + " ALTER COLUMN " + quotedColumn + " SET NOT NULL";
+    }
+
     /** {@code timestamp} (without time zone) holds the session zone's wall clock; leases need {@code timestamptz}. */
     @Override
     public String zoneSafeTimestampFix(String quotedTable, String quotedColumn, String typeName, boolean nullable) {
@@ -77,5 +83,12 @@ final class PostgresSql implements SqlVocabulary {
     @Override
     public ExclusiveLock exclusiveLock(long key) {
         return new ExclusiveLock("SELECT 1 FROM (SELECT pg_advisory_xact_lock(" + key + ")) baton_lock", null);
+    }
+
+    /** {@code FOR NO KEY UPDATE}, as the claim locks: an insert that references the row is not blocked. */
+    @Override
+    public String lockUnlockedIds(String quotedTable, String quotedIdColumn, int count) {
+        return "SELECT " + quotedIdColumn + " FROM " + quotedTable + " WHERE " + quotedIdColumn + " IN ("
+                + Rows.placeholders(count) + ") FOR NO KEY UPDATE SKIP LOCKED";
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.sqlserver;
 
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.ExclusiveLock;
+import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import dev.baton.spi.SqlVocabulary;
 import java.util.ArrayList;
@@ -146,5 +147,12 @@ final class SqlServerSql implements SqlVocabulary {
                         + "', @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
                         + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
                 null);
+    }
+
+    /** {@code UPDLOCK, ROWLOCK, READPAST}: the batch update's hints, on a read by id. */
+    @Override
+    public String lockUnlockedIds(String quotedTable, String quotedIdColumn, int count) {
+        return "SELECT " + quotedIdColumn + " FROM " + quotedTable + " WITH (UPDLOCK, ROWLOCK, READPAST) WHERE "
+                + quotedIdColumn + " IN (" + Rows.placeholders(count) + ")";
     }
 }

@@ -72,7 +72,8 @@ class SqlServerLeaseSqlTest {
                         sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
                         sweep + ", [last_error] = ? WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND"
                                 + " [attempts] >= ?",
-                        // found without locks (no index serves attempts), then moved by id under the same guard
+                        // found without locks (no index serves attempts), then locked by id (past locked rows) and
+                        // moved by id
                         "SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0 AND [attempts] >= ?",
                         // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
                         "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
@@ -88,12 +89,16 @@ class SqlServerLeaseSqlTest {
         assertEquals(List.of(Sync.UNKNOWN.code()).toString(), sending, "expired SENDING rows go to UNKNOWN");
     }
 
-    /** The spent claimable rows found are moved by id, guarded by the conditions that found them. */
+    /**
+     * The spent claimable rows found are locked by id, passing over rows other transactions hold (READPAST), and those
+     * locked are moved by id, guarded by the conditions that found them.
+     */
     @Test
-    void spentClaimableRowsFoundAreMovedByIdUnderTheSameGuard() {
+    void spentClaimableRowsFoundAreLockedPastLockedOnesAndMovedByIdUnderTheSameGuard() {
+        String lock = "SELECT [id] FROM [orders] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE [id] IN (?, ?)";
         SqlRecorder found = new SqlRecorder(
                 2,
-                sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0")
+                sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0") || sql.equals(lock)
                         ? List.<Object[]>of(new Object[] {7L}, new Object[] {9L})
                         : List.<Object[]>of());
         ClaimQueue<Sync> q = orderSync(Baton.builder(found.dataSource())
@@ -103,10 +108,10 @@ class SqlServerLeaseSqlTest {
                 .build();
         q.reclaimExpired(); // every recorded update reports 2 rows: the count says nothing here
         List<String> sql = found.take();
-        assertTrue(
-                sql.contains("UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL WHERE"
-                        + " [id] IN (?, ?) AND [sync_status] = 0 AND [attempts] >= ?"),
-                sql.toString());
+        int locked = sql.indexOf(lock);
+        int moved = sql.indexOf("UPDATE [orders] SET [sync_status] = ?, [lease_until] = NULL, [claim_token] = NULL"
+                + " WHERE [id] IN (?, ?) AND [sync_status] = 0 AND [attempts] >= ?");
+        assertTrue(locked >= 0 && moved > locked, sql.toString());
         sql.forEach(SqlServerSqlTest::parse);
     }
 

@@ -125,7 +125,7 @@ public final class BatonMetrics implements BatonListener {
 
     /** Rows a worker could claim now (gauge). */
     public static final String QUEUE_ELIGIBLE = "baton.queue.eligible";
-    /** Rows in the claimable state not due yet or not eligible (gauge). */
+    /** Rows in the claimable state not due yet, not eligible, or held behind an older row of their key (gauge). */
     public static final String QUEUE_WAITING = "baton.queue.waiting";
     /** Rows claimed with a live lease (gauge). */
     public static final String QUEUE_PROCESSING = "baton.queue.processing";

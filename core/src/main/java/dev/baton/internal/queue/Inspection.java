@@ -48,6 +48,21 @@ public final class Inspection<S extends Enum<S>> {
         String qLease = shape.qLease;
         String ageColumn = shape.def.ageColumn();
         SqlFragment eligibleNow = shape.claimWhere;
+        String rows = shape.qTable;
+        List<Object> rowsBinds = List.of();
+        if (shape.pickGuard != null) {
+            // A row held behind an older row of its key (one in flight, or a dead one) is not eligible: no worker can
+            // claim it. SQL Server allows no subquery inside an aggregate, so the test is a column of a derived table
+            // named as the table, and it runs only for the rows the claim's guard lets through.
+            String self = shape.qTable.substring(shape.qTable.lastIndexOf('.') + 1);
+            rows = "(SELECT " + shape.qTable + ".*, CASE WHEN " + eligibleNow.sql() + " THEN CASE WHEN "
+                    + shape.pickGuard.sql() + " THEN 1 ELSE 0 END ELSE 0 END AS baton_eligible FROM " + shape.qTable
+                    + ") " + self;
+            List<Object> binds = new ArrayList<>(eligibleNow.binds());
+            binds.addAll(shape.pickGuard.binds());
+            rowsBinds = binds;
+            eligibleNow = SqlFragment.of("baton_eligible = 1");
+        }
         SqlFragment isClaimable = shape.in(List.of(shape.claimable));
         SqlFragment isProcessing = shape.in(List.of(shape.processing));
         SqlFragment isDead = shape.in(List.of(shape.dead));
@@ -61,7 +76,7 @@ public final class Inspection<S extends Enum<S>> {
                 + "SUM(CASE WHEN " + isProcessing.sql() + " AND " + qLease + " < " + now + " THEN 1 ELSE 0 END), "
                 + "SUM(CASE WHEN " + isDead.sql() + " THEN 1 ELSE 0 END), "
                 + "SUM(CASE WHEN " + isUnknown.sql() + " THEN 1 ELSE 0 END), "
-                + age + ", " + now + " FROM " + shape.qTable;
+                + age + ", " + now + " FROM " + rows;
         List<Object> b = new ArrayList<>();
         b.addAll(eligibleNow.binds());
         b.addAll(isClaimable.binds());
@@ -72,6 +87,7 @@ public final class Inspection<S extends Enum<S>> {
         if (ageColumn != null) {
             b.addAll(eligibleNow.binds());
         }
+        b.addAll(rowsBinds);
         QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, b);
@@ -149,7 +165,10 @@ public final class Inspection<S extends Enum<S>> {
         Dialect d = shape.dialect;
         String now = d.sql().currentTimestamp();
         String from = "FROM " + shape.qTable + " WHERE ";
-        SqlFragment eligibleNow = shape.claimWhere;
+        // a row held behind an older row of its key is not eligible (see health())
+        SqlFragment eligibleNow = shape.pickGuard == null
+                ? shape.claimWhere
+                : SqlFragment.join(" AND ", List.of(shape.claimWhere, shape.pickGuard));
         SqlFragment isClaimable = shape.in(List.of(shape.claimable));
         SqlFragment isProcessing = shape.in(List.of(shape.processing));
         SqlFragment isDead = shape.in(List.of(shape.dead));
@@ -250,6 +269,15 @@ public final class Inspection<S extends Enum<S>> {
             check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
             requireRoomForTheMaybeSentMark(check);
             used.check(check, d, shape.table);
+            String priority = def.shaping().priorityColumn();
+            if (priority != null) {
+                // a NULL sorts above every value in PostgreSQL's DESC and below them in MySQL's and SQL Server's
+                check.requireNotNull(
+                        priority,
+                        "named by priority, which claims higher values first: a NULL has no rank, PostgreSQL"
+                                + " claims it first and MySQL last",
+                        "0");
+            }
             requireZoneSafeTimes(check, def);
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
@@ -330,7 +358,7 @@ public final class Inspection<S extends Enum<S>> {
             used.add(shaping.groupColumn(), null, "named by fairAcross");
         }
         if (shaping.priorityColumn() != null) {
-            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority");
+            used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority", "NOT NULL DEFAULT 0");
         }
         if (def.ageColumn() != null) {
             used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");

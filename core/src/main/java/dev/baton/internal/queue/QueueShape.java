@@ -250,7 +250,11 @@ public final class QueueShape<S extends Enum<S>> {
             this.ranked = false;
         }
         if (shaping.keyLimitColumn() != null) {
-            this.claimLock = d.sql().exclusiveLock(lockKey(table + "\u0000" + name));
+            long key = lockKey(table + "\u0000" + name);
+            // a table named without its schema is another table in each schema a connection starts in
+            this.claimLock = Identifiers.splitTable(table).length > 1
+                    ? d.sql().exclusiveLock(key)
+                    : d.sql().exclusiveLockInCurrentSchema(key);
             if (claimLock == null) {
                 throw new dev.baton.UnsupportedDatabaseException("queue '" + name + "': concurrencyPerKey needs an"
                         + " exclusive lock of the database, which dialect " + d.name() + " does not have");

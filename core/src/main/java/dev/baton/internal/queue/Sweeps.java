@@ -179,8 +179,9 @@ public final class Sweeps<S extends Enum<S>> {
 
     /**
      * Moves the claimable rows with their attempts used up to the dead state, a batch at a time: their ids read without
-     * locks, then one guarded {@code UPDATE} by id. A batch whose reply was lost is run again (the guard keeps it from
-     * counting a row twice) and the total becomes a lower bound.
+     * locks, then, in one transaction, those of them no other transaction holds locked locked by id and one guarded
+     * {@code UPDATE} by id. A batch whose reply was lost is run again (the guard keeps it from counting a row twice) and
+     * the total becomes a lower bound.
      */
     private Engine.Drained deadLetterSpentClaimable() {
         String operation = "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'";
@@ -204,34 +205,44 @@ public final class Sweeps<S extends Enum<S>> {
             if (ids.isEmpty()) {
                 return new Engine.Drained(rows, batches, lost[0]);
             }
-            StringBuilder sql = new StringBuilder("UPDATE ")
-                    .append(shape.qTable)
-                    .append(" SET ")
-                    .append(shape.qState)
-                    .append(" = ?, ")
-                    .append(shape.qLease)
-                    .append(" = NULL, ")
-                    .append(shape.qToken)
-                    .append(" = NULL WHERE ")
-                    .append(shape.qId)
-                    .append(" IN (")
-                    .append("?, ".repeat(ids.size() - 1))
-                    .append("?) AND ")
-                    .append(putBackMove.sql());
-            List<Object> binds = new ArrayList<>();
-            binds.add(shape.machine.code(shape.dead));
-            binds.addAll(ids);
-            binds.addAll(putBackMove.binds());
-            String update = sql.toString();
-            int moved = shape.engine.autocommit(operation, c -> Engine.update(c, update, binds), c -> {
+            // the rows a transaction holds locked are left for the next sweep: waiting for one (a host's long
+            // transaction) would stall the sweep, and the expired sends after it would not reach the unknown state
+            String lock = shape.dialect.sql().lockUnlockedIds(shape.qTable, shape.qId, ids.size());
+            SqlWork<Integer> move = c -> {
+                List<Object> locked = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(lock)) {
+                    Rows.bind(ps, 1, ids);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            locked.add(rs.getObject(1));
+                        }
+                    }
+                }
+                if (locked.isEmpty()) {
+                    return 0;
+                }
+                List<Object> binds = new ArrayList<>();
+                binds.add(shape.machine.code(shape.dead));
+                binds.addAll(locked);
+                binds.addAll(putBackMove.binds());
+                return Engine.update(c, putBackMoveSql(locked.size()), binds);
+            };
+            int moved = shape.engine.transaction(operation, move, c -> {
                 lost[0] = true;
-                return Engine.update(c, update, binds);
+                return move.run(c);
             });
             rows += moved;
             if (ids.size() < BATCH || moved == 0) {
-                return new Engine.Drained(rows, batches, lost[0]); // the end, or every row found was taken meanwhile
+                return new Engine.Drained(
+                        rows, batches, lost[0]); // the end, or every row found was taken or locked meanwhile
             }
         }
+    }
+
+    /** {@code UPDATE … SET <dead> WHERE id IN (…) AND <the guard that found them>} for {@code count} ids. */
+    private String putBackMoveSql(int count) {
+        return "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, " + shape.qToken
+                + " = NULL WHERE " + shape.qId + " IN (" + Rows.placeholders(count) + ") AND " + putBackMove.sql();
     }
 
     private BatchUpdate sweep(S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The one connection of an instance that listens for notifications, on a daemon thread: it holds a connection of the
  * data source, subscribes it to the channel, and wakes this JVM's workers of the queue each payload names. When the
  * connection fails it opens a new one after a backoff (100 ms doubling to 30 s, with jitter), and once listening again
- * wakes every worker once, for the notifications it missed meanwhile; polling finds the rows in between.
+ * wakes every worker once, for the notifications it missed meanwhile; polling finds the rows in between. Each
+ * connection goes back to the pool listening on nothing ({@link Notifications#unlistenAll}), or is aborted.
  *
  * <p>After subscribing it sends a probe on another connection and waits for it: a pooler that binds clients to server
  * sessions per transaction (PgBouncer in transaction or statement mode) delivers none, and the listener then stops,
@@ -93,25 +94,29 @@ public final class Listener {
                 if (!c.getAutoCommit()) {
                     c.setAutoCommit(true);
                 }
-                notifications.listen(c, quotedChannel);
-                if (!probe(c)) {
-                    deaf = true;
-                    log.warn(
-                            "notifications on channel {} sent on another connection never reached the listening"
-                                    + " connection (a pooler such as PgBouncer in transaction or statement mode forwards"
-                                    + " none): workers in other processes are woken by polling only. Give Baton a"
-                                    + " data source that connects directly, or turn crossProcessWakeups off",
-                            channel);
-                    return;
+                try {
+                    notifications.listen(c, quotedChannel);
+                    if (!probe(c)) {
+                        deaf = true;
+                        log.warn(
+                                "notifications on channel {} sent on another connection never reached the listening"
+                                        + " connection (a pooler such as PgBouncer in transaction or statement mode forwards"
+                                        + " none): workers in other processes are woken by polling only. Give Baton a"
+                                        + " data source that connects directly, or turn crossProcessWakeups off",
+                                channel);
+                        return;
+                    }
+                    if (connects.incrementAndGet() > 1) {
+                        log.info("listening for wake-ups on channel {} again", channel);
+                        wakeups.wakeAll(); // what was notified while no connection listened
+                    }
+                    listening = true;
+                    backoff = FIRST_BACKOFF_MILLIS;
+                    warned = false;
+                    listen(c);
+                } finally {
+                    unlisten(c);
                 }
-                if (connects.incrementAndGet() > 1) {
-                    log.info("listening for wake-ups on channel {} again", channel);
-                    wakeups.wakeAll(); // what was notified while no connection listened
-                }
-                listening = true;
-                backoff = FIRST_BACKOFF_MILLIS;
-                warned = false;
-                listen(c);
             } catch (SQLException | RuntimeException e) {
                 listening = false;
                 if (stopped) {
@@ -131,6 +136,23 @@ public final class Listener {
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
             } finally {
                 listening = false;
+            }
+        }
+    }
+
+    /**
+     * Makes {@code c} listen on nothing before it goes back to the pool; a connection that cannot is aborted, so that
+     * the pool discards it instead of handing it out still listening.
+     */
+    private void unlisten(Connection c) {
+        try {
+            notifications.unlistenAll(c);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("could not stop the wake-up connection listening, discarding it: {}", e.toString());
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException | RuntimeException a) {
+                log.debug("aborting the wake-up connection failed: {}", a.toString());
             }
         }
     }

@@ -527,6 +527,60 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         q.verify();
     }
 
+    /**
+     * A NULL sorts first in PostgreSQL's {@code DESC} and last in MySQL's, so "higher first" holds only for a NOT NULL
+     * priority column: the table the queue hands out has one, and verify() refuses a nullable one with the statements
+     * that fix it (NULLs set to 0, then NOT NULL).
+     */
+    @Test
+    void thePriorityColumnIsNotNullInTheHandedOutTableAndVerifyRefusesANullableOne() throws SQLException {
+        String own = TestDatabases.uniqueName("sw_prio");
+        try {
+            ClaimQueue<Sync> handedOut = baton.<Sync>queue("prio-" + own)
+                    .table(own)
+                    .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                    .deadState(Sync.FAILED)
+                    .lease(LEASE)
+                    .priority("prio")
+                    .build();
+            db.execute(handedOut.createTableSql().toArray(new String[0]));
+            handedOut.verify();
+            try (Connection c = db.connect();
+                    java.sql.Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO " + own + " (id, sync_status, prio) VALUES (1, 0, NULL)");
+                throw new AssertionError(
+                        "the table of createTableSql() took a NULL priority: " + handedOut.createTableSql());
+            } catch (SQLException expected) {
+                // refused: the column is NOT NULL
+            }
+        } finally {
+            db.dropTableIfExists(own);
+        }
+        db.execute(
+                db.kind() == dev.baton.testservers.DatabaseKind.POSTGRES
+                        ? "ALTER TABLE " + table + " ALTER COLUMN prio DROP NOT NULL"
+                        : "ALTER TABLE " + table + " MODIFY prio INT NULL");
+        List<Object[]> rows = new ArrayList<>();
+        for (long i = 2; i <= 60; i++) {
+            rows.add(new Object[] {i, null, "t", (int) (i % 5)});
+        }
+        insertAll(rows);
+        db.execute("INSERT INTO " + table + " (id, sync_status, prio, attempts) VALUES (1, 0, NULL, 0)");
+        ClaimQueue<Sync> q = queue(baton, "prio").priority("prio").build();
+        db.execute(q.suggestedIndex());
+        db.execute(db.kind().analyzeSql(table));
+        SchemaMismatchException refused =
+                assertThrows(SchemaMismatchException.class, q::verify, "verify() accepted a nullable priority column");
+        assertTrue(
+                refused.problems().stream().anyMatch(p -> p.contains("prio") && p.contains("NULL")),
+                refused.getMessage());
+        db.execute(refused.ddl().toArray(new String[0]));
+        q.verify();
+        List<ClaimedRow<Sync>> first = q.claim(1);
+        assertEquals(1, first.size());
+        assertEquals(4, ((Number) first.get(0).get("prio")).intValue(), "the highest priority first");
+    }
+
     /** A piece of work for {@link #concurrently}. */
     @FunctionalInterface
     private interface Work {
@@ -568,7 +622,7 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         SqlVocabulary words = delegate.sql();
         SqlVocabulary noLock = (SqlVocabulary) Proxy.newProxyInstance(
                 SqlVocabulary.class.getClassLoader(), new Class<?>[] {SqlVocabulary.class}, (proxy, method, args) -> {
-                    return method.getName().equals("exclusiveLock")
+                    return method.getName().startsWith("exclusiveLock")
                             ? new ExclusiveLock("SELECT 1", null)
                             : forward(words, method, args);
                 });

@@ -155,4 +155,52 @@ public abstract class AbstractNotifyWakeupTest extends DatabaseSuite {
             assertTrue(handled.contains(1L), "the reconnected listener did not wake the worker within " + BOUND);
         }
     }
+
+    /**
+     * The listener's connection comes from the application's pool: after the last worker stops, it goes back listening
+     * on nothing, so no pooled session of the application buffers later notifications.
+     */
+    @Test
+    void theListenerGivesItsConnectionBackToThePoolListeningOnNothing() throws Exception {
+        try (com.zaxxer.hikari.HikariDataSource pool = db.newDataSource(3)) {
+            Baton baton = Baton.builder(pool)
+                    .crossProcessWakeups(true)
+                    .wakeupChannel(channel)
+                    .build();
+            ClaimQueue<Sync> queue = jobs.queue(baton, POLL);
+            try (Worker w = baton.worker(queue)
+                    .pollInterval(POLL, POLL)
+                    .handle(row -> Outcome.complete(Sync.COMPLETED))
+                    .start()) {
+                assertTrue(w.isRunning());
+                listener(0);
+            }
+            long deadline = System.nanoTime() + BOUND.toNanos() * 2;
+            while (pool.getHikariPoolMXBean().getActiveConnections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(
+                    pool.getHikariPoolMXBean().getActiveConnections() == 0,
+                    "the listener kept its connection after the last worker stopped");
+            java.util.List<Connection> borrowed = new java.util.ArrayList<>();
+            java.util.List<String> channels = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    Connection c = pool.getConnection();
+                    borrowed.add(c);
+                    try (java.sql.Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery("SELECT pg_listening_channels()")) {
+                        while (rs.next()) {
+                            channels.add(rs.getString(1));
+                        }
+                    }
+                }
+            } finally {
+                for (Connection c : borrowed) {
+                    c.close();
+                }
+            }
+            assertTrue(channels.isEmpty(), "channels the pooled sessions still listen on: " + channels);
+        }
+    }
 }
