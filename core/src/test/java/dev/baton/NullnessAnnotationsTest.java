@@ -117,6 +117,7 @@ class NullnessAnnotationsTest {
             "dev.baton.spi.ExclusiveLock#releaseAfterEnd() returns",
             "dev.baton.spi.SqlVocabulary#clockMicros() returns",
             "dev.baton.spi.SqlVocabulary#exclusiveLock(long) returns",
+            "dev.baton.spi.SqlVocabulary#exclusiveLock(long,String) returns",
             "dev.baton.spi.BatchUpdate#execute(Connection,Object[]) returns type argument component",
             "dev.baton.spi.BatchUpdate#singleStatement(String,List,int) param 1 type argument",
             "dev.baton.spi.BatchUpdate$Execution#execute(Connection,Object[]) param 1 component",

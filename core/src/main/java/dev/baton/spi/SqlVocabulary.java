@@ -236,4 +236,16 @@ public interface SqlVocabulary {
     default @Nullable ExclusiveLock exclusiveLock(long key) {
         return null;
     }
+
+    /**
+     * The exclusive lock {@code key} of the claims of {@code quotedTable}: {@link #exclusiveLock(long)} by default. A
+     * dialect whose transaction only begins with a statement that reads a table (SQL Server under mssql-jdbc's
+     * implicit transactions) reads this one first.
+     *
+     * @param key the lock's key, as for {@link #exclusiveLock(long)}
+     * @param quotedTable the quoted table the claims update
+     */
+    default @Nullable ExclusiveLock exclusiveLock(long key, String quotedTable) {
+        return exclusiveLock(key);
+    }
 }

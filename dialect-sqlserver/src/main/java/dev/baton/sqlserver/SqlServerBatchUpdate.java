@@ -87,8 +87,11 @@ final class SqlServerBatchUpdate {
                     SQL);
             String firstRows = "SELECT TOP (" + fair.perGroup() + ") " + String.join(", ", columns) + " FROM " + t
                     + " WHERE " + e + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", fair.order());
-            before = "WITH baton_groups(baton_group) AS (SELECT TOP (1) " + g + " FROM " + t + " WHERE " + e + " AND "
-                    + g + " IS NOT NULL ORDER BY " + g + " UNION ALL SELECT baton_next.baton_group FROM (SELECT " + t
+            // the anchor's TOP (1) … ORDER BY sits in a derived table: T-SQL allows ORDER BY only after the last query
+            // of a UNION (error 156 near UNION otherwise)
+            before = "WITH baton_groups(baton_group) AS (SELECT baton_first_group.baton_group FROM (SELECT TOP (1) " + g
+                    + " AS baton_group FROM " + t + " WHERE " + e + " AND " + g + " IS NOT NULL ORDER BY " + g
+                    + ") baton_first_group UNION ALL SELECT baton_next.baton_group FROM (SELECT " + t
                     + "." + g + " AS baton_group, ROW_NUMBER() OVER (ORDER BY " + t + "." + g + ") AS baton_n FROM "
                     + t + " JOIN baton_groups ON " + t + "." + g + " > baton_groups.baton_group WHERE " + e
                     + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (" + spec.limit() + ") "

@@ -138,11 +138,29 @@ final class SqlServerSql implements SqlVocabulary {
         return SqlFragment.join(" AND ", List.of(plain, SqlFragment.of(any)));
     }
 
-    /** An application lock owned by the transaction: the end of the transaction releases it; waits 60 s at most. */
+    /** The lock of the claims of an unnamed table: {@link #exclusiveLock(long, String)} needs the table. */
     @Override
     public ExclusiveLock exclusiveLock(long key) {
+        throw new UnsupportedOperationException(
+                "SQL Server's claim lock reads the claimed table first: call" + " exclusiveLock(key, quotedTable)");
+    }
+
+    /**
+     * An application lock owned by the transaction, which the end of the transaction releases; waits 60 s at most.
+     * {@code sp_getapplock} with {@code @LockOwner = 'Transaction'} outside a transaction returns -999 without
+     * taking the lock (learn.microsoft.com, sp_getapplock), and mssql-jdbc's {@code setAutoCommit(false)} only sets
+     * {@code IMPLICIT_TRANSACTIONS ON}: no transaction begins until a statement that reads or writes a table (DECLARE,
+     * EXEC and a SELECT without FROM begin none; SET IMPLICIT_TRANSACTIONS). So the batch first reads the claimed
+     * table (no row), which begins the transaction, and refuses to go on without one. Not {@code BEGIN TRANSACTION}:
+     * under IMPLICIT_TRANSACTIONS it leaves {@code @@TRANCOUNT} at 2, and the driver's one commit would leave a
+     * transaction open.
+     */
+    @Override
+    public ExclusiveLock exclusiveLock(long key, String quotedTable) {
         return new ExclusiveLock(
-                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'" + ExclusiveLock.nameOf(key)
+                "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM " + quotedTable + " WHERE 1 = 0;"
+                        + " IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;"
+                        + " EXEC @baton_lock = sp_getapplock @Resource = N'" + ExclusiveLock.nameOf(key)
                         + "', @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
                         + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
                 null);

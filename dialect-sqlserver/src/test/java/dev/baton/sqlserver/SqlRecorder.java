@@ -158,8 +158,9 @@ final class SqlRecorder {
         });
     }
 
-    /** A plain statement: its queries are recorded and answered as prepared ones are. */
+    /** A plain statement: its queries and batches are recorded and answered as prepared ones are. */
     private java.sql.Statement plainStatement() {
+        String[] last = {""}; // the text of the last execute(), whose rows getResultSet() returns
         return proxy(java.sql.Statement.class, (p, m, a) -> switch (m.getName()) {
             case "executeQuery" -> {
                 sql.add((String) a[0]);
@@ -169,8 +170,12 @@ final class SqlRecorder {
             case "execute" -> {
                 sql.add((String) a[0]);
                 binds.add(new java.util.TreeMap<>());
-                yield false;
+                last[0] = (String) a[0];
+                yield !rows.apply(last[0]).isEmpty();
             }
+            case "getResultSet" -> resultSet(rows.apply(last[0]));
+            case "getMoreResults" -> false;
+            case "getUpdateCount" -> -1;
             case "close" -> null;
             default -> throw new UnsupportedOperationException("Statement." + m.getName());
         });

@@ -3,6 +3,7 @@ package dev.baton.sqlserver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.druid.DbType;
@@ -84,7 +85,7 @@ class SqlServerClaimShapeSqlTest {
     }
 
     /**
-     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in the anchor, the first
+     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in a derived table of the anchor, as ORDER BY may only follow the last query of a UNION; the first
      * row by ROW_NUMBER of a join in the recursive member, where T-SQL allows no TOP or subquery), CROSS APPLY reads
      * each group's first 4 × n rows, NULL apart; the best 4 × n in round-robin order are the candidates. Its index has
      * the group before the order; the returned rows keep the queue's order.
@@ -95,8 +96,9 @@ class SqlServerClaimShapeSqlTest {
         String sql = q.claimSql(50).get(0);
         String first = "SELECT TOP (200) [id] AS baton_id, [id] AS baton_o1 FROM [jobs] WHERE " + GUARD + " AND ";
         assertEquals(
-                "WITH baton_groups(baton_group) AS (SELECT TOP (1) [tenant] FROM [jobs] WHERE " + GUARD
-                        + " AND [tenant] IS NOT NULL ORDER BY [tenant] UNION ALL SELECT baton_next.baton_group FROM"
+                "WITH baton_groups(baton_group) AS (SELECT baton_first_group.baton_group FROM (SELECT TOP (1)"
+                        + " [tenant] AS baton_group FROM [jobs] WHERE " + GUARD + " AND [tenant] IS NOT NULL ORDER BY"
+                        + " [tenant]) baton_first_group UNION ALL SELECT baton_next.baton_group FROM"
                         + " (SELECT [jobs].[tenant] AS baton_group, ROW_NUMBER() OVER (ORDER BY [jobs].[tenant]) AS"
                         + " baton_n FROM [jobs] JOIN baton_groups ON [jobs].[tenant] > baton_groups.baton_group WHERE "
                         + GUARD + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (50)"
@@ -167,17 +169,50 @@ class SqlServerClaimShapeSqlTest {
         SqlServerSqlTest.parse(sql);
     }
 
+    /**
+     * mssql-jdbc's {@code setAutoCommit(false)} begins no transaction until a statement reads or writes a table, and
+     * {@code sp_getapplock} owned by a transaction outside one returns -999 without the lock: the batch reads the
+     * claimed table first (no row) and throws if there is still no transaction.
+     */
     @Test
-    void theClaimLockIsAnApplicationLockOwnedByTheTransaction() {
-        ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L);
+    void theClaimLockIsAnApplicationLockOwnedByATransactionTheBatchBegins() {
+        ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L, "[app].[jobs]");
         assertEquals(
-                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'baton_claim_000000000000002a',"
+                "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM [app].[jobs] WHERE 1 = 0;"
+                        + " IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;"
+                        + " EXEC @baton_lock = sp_getapplock @Resource = N'baton_claim_000000000000002a',"
                         + " @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
                         + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
                 lock.acquire());
-        assertEquals(
-                3, SQLUtils.parseStatements(lock.acquire(), DbType.sqlserver).size(), lock.acquire());
+        // Druid knows no THROW (SQL Server 2012+): the other four statements are parsed, THROW is pinned by its text
+        String withoutThrow = lock.acquire()
+                .replace(" IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;", "");
+        assertEquals(4, SQLUtils.parseStatements(withoutThrow, DbType.sqlserver).size(), withoutThrow);
         assertNull(lock.releaseAfterEnd(), "the end of the transaction releases it");
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> new SqlServerDialect().sql().exclusiveLock(42L));
+    }
+
+    @Test
+    void aClaimOfAQueueWithAPerKeyLimitTakesTheLockThroughItsTable() {
+        SqlRecorder recorder = new SqlRecorder(
+                0, text -> text.startsWith("DECLARE @baton_lock") ? List.<Object[]>of(new Object[] {1}) : List.of());
+        Baton recorded = Baton.builder(recorder.dataSource())
+                .dialect(new SqlServerDialect())
+                .build();
+        recorded.<Sync>queue("jobs")
+                .table("app.jobs")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .concurrencyPerKey("acct", 3)
+                .build()
+                .claim(10);
+        String lock = recorder.take().get(0);
+        assertTrue(
+                lock.startsWith(
+                        "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM [app].[jobs] WHERE 1 = 0;"),
+                lock);
     }
 
     @Test

@@ -160,15 +160,25 @@ class SqlServerSqlTest {
         parse(two);
     }
 
-    /** Parses T-SQL with Druid's SQL Server grammar; throws on anything it cannot parse completely. */
+    /**
+     * Parses T-SQL with Druid's SQL Server grammar, and applies {@link TsqlStrict}'s rules, which Druid does not
+     * enforce; throws on anything it cannot parse completely.
+     */
     static void parse(String tsql) {
         assertEquals(1, SQLUtils.parseStatements(tsql, DbType.sqlserver).size(), tsql);
+        assertEquals(List.of(), TsqlStrict.problems(tsql), tsql);
     }
 
     @Test
     void theParseCheckRejectsBrokenTsql() {
         assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE [s] IN (?, ?"));
         assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE AND [s] = ?"));
+        // Druid accepts ORDER BY before UNION; SQL Server answers error 156 (learn.microsoft.com, UNION, example C)
+        assertThrows(
+                AssertionError.class,
+                () -> parse("SELECT TOP (1) [a] FROM [t] ORDER BY [a] UNION ALL SELECT [b] FROM [u]"));
+        parse(
+                "SELECT x.[a] FROM (SELECT TOP (1) [a] FROM [t] ORDER BY [a]) x UNION ALL SELECT [b] FROM [u] ORDER BY 1");
     }
 
     /** A data source for rendering only: Baton never connects when the dialect is given. */

@@ -250,7 +250,7 @@ public final class QueueShape<S extends Enum<S>> {
             this.ranked = false;
         }
         if (shaping.keyLimitColumn() != null) {
-            this.claimLock = d.sql().exclusiveLock(lockKey(table + "\u0000" + name));
+            this.claimLock = d.sql().exclusiveLock(lockKey(table + "\u0000" + name), qTable);
             if (claimLock == null) {
                 throw new dev.baton.UnsupportedDatabaseException("queue '" + name + "': concurrencyPerKey needs an"
                         + " exclusive lock of the database, which dialect " + d.name() + " does not have");
