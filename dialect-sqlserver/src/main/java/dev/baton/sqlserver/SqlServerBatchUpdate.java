@@ -16,11 +16,15 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK)} returning the new
+ * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)}
+ * returning the new
  * values through {@code OUTPUT inserted.…}: a CTE with {@code TOP (n) … ORDER BY} when the spec has an order, else
  * {@code UPDATE TOP (n)}. {@code OUTPUT} rows come in no defined order, so an ordered batch also outputs the order
  * columns as they were before the update ({@code deleted.…}) and the rows are sorted by them here. READPAST is
- * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}. {@code OUTPUT}
+ * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}; under
+ * READ_COMMITTED_SNAPSHOT (the Azure default, and what per-key ordered claims require) READ COMMITTED reads row
+ * versions, where READPAST is refused unless READCOMMITTEDLOCK is named too (learn.microsoft.com, table hints); with
+ * UPDLOCK present the hint changes nothing where the option is off. {@code OUTPUT}
  * without {@code INTO} fails on tables with enabled triggers (error 334): the first run of a statement that returns
  * rows asks whether its table has any, and if so runs the {@link OutputInto} form from then on. A trigger enabled
  * later fails one run with error 334, and the run after asks again.
@@ -56,7 +60,7 @@ final class SqlServerBatchUpdate {
             }
             output = " OUTPUT " + String.join(", ", cols);
         }
-        String hints = " WITH (UPDLOCK, READPAST, ROWLOCK)";
+        String hints = " WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)";
         String before;
         String after;
         List<Object> binds = new ArrayList<>();

@@ -10,9 +10,10 @@ import java.util.List;
 /** SQL Server's words: bracketed identifiers, {@code SYSUTCDATETIME()}, {@code DATEADD}, {@code ADD} without COLUMN. */
 final class SqlServerSql implements SqlVocabulary {
 
+    /** Core admits plain names only; a {@code ]} is doubled anyway, as T-SQL escapes it. */
     @Override
     public String quote(String identifier) {
-        return '[' + identifier + ']';
+        return '[' + identifier.replace("]", "]]") + ']';
     }
 
     /** Baton's own time columns hold UTC without a zone: written from the UTC clock, read back as UTC. */

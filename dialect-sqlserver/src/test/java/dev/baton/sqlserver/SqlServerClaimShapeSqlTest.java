@@ -45,7 +45,8 @@ class SqlServerClaimShapeSqlTest {
         ClaimQueue<Sync> q = jobs().priority("prio").build();
         String sql = q.claimSql(50).get(0);
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE " + GUARD
+                "WITH baton_claim AS (SELECT TOP (50) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE "
+                        + GUARD
                         + " ORDER BY [sync_status], [prio] DESC, [id]) UPDATE baton_claim SET [sync_status] = ?,"
                         + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"
                         + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
@@ -65,7 +66,7 @@ class SqlServerClaimShapeSqlTest {
         String sql = q.claimSql(50).get(0);
         String order = "[sync_status], [prio] DESC, [id]";
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN"
                         + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id,"
                         + " ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ") AS baton_rank,"
                         + " [acct] AS baton_key, ROW_NUMBER() OVER (PARTITION BY [acct] ORDER BY " + order
@@ -102,7 +103,7 @@ class SqlServerClaimShapeSqlTest {
                         + " (SELECT [jobs].[tenant] AS baton_group, ROW_NUMBER() OVER (ORDER BY [jobs].[tenant]) AS"
                         + " baton_n FROM [jobs] JOIN baton_groups ON [jobs].[tenant] > baton_groups.baton_group WHERE "
                         + GUARD + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (50)"
-                        + " [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN (SELECT TOP (200) baton_id,"
+                        + " [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN (SELECT TOP (200) baton_id,"
                         + " baton_rank FROM (SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY"
                         + " baton_o1) AS baton_rank, baton_o1 FROM (SELECT baton_groups.baton_group, baton_first.* FROM"
                         + " baton_groups CROSS APPLY (" + first + "[tenant] = baton_groups.baton_group ORDER BY"
@@ -156,7 +157,7 @@ class SqlServerClaimShapeSqlTest {
         String place = "ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ")";
         String weight = "CASE [tenant] WHEN ? THEN ? WHEN ? THEN ? ELSE 1 END";
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN"
                         + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id, ("
                         + place + " + " + weight + " - 1) / (" + weight + ") AS baton_rank, " + place
                         + " AS baton_in_group FROM [jobs] WHERE " + GUARD + ") baton_ranked WHERE"

@@ -3,21 +3,34 @@ package dev.baton.sqlserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * T-SQL rules that neither Druid nor the independent parser ({@link SqlServerIndependentParseTest}) enforce, checked
- * on the tokens of a batch (string literals, bracketed names and comments skipped). One rule today: ORDER BY may only
- * follow the last query of a UNION, EXCEPT or INTERSECT at the same level of parentheses (learn.microsoft.com, Set
- * Operators - UNION, example C: SQL Server answers error 156 near UNION), TOP or not. An ORDER BY inside parentheses
- * (a derived table, a subquery, OVER (…)) is a level of its own.
+ * on the tokens of a batch (string literals, bracketed names and comments skipped). ORDER BY may only follow the last
+ * query of a UNION, EXCEPT or INTERSECT at the same level of parentheses (learn.microsoft.com, Set Operators - UNION,
+ * example C: SQL Server answers error 156 near UNION), TOP or not; an ORDER BY inside parentheses (a derived table, a
+ * subquery, OVER (…)) is a level of its own. A hint list with READPAST names READCOMMITTEDLOCK too: under
+ * READ_COMMITTED_SNAPSHOT at READ COMMITTED READPAST alone is refused (learn.microsoft.com, table hints, error 650).
  */
 final class TsqlStrict {
+    /** A table-hint list: {@code WITH (…)} without nested parentheses. */
+    private static final Pattern HINTS = Pattern.compile("WITH\\s*\\(([^()]*)\\)", Pattern.CASE_INSENSITIVE);
+
     private TsqlStrict() {}
 
     /** What the batch breaks, empty when nothing. */
     static List<String> problems(String tsql) {
         List<String> problems = new ArrayList<>();
         List<Boolean> orderedAtLevel = new ArrayList<>(List.of(false));
+        Matcher hints = HINTS.matcher(tsql);
+        while (hints.find()) {
+            String list = hints.group(1).toUpperCase(Locale.ROOT);
+            if (list.matches(".*\\bREADPAST\\b.*") && !list.matches(".*\\bREADCOMMITTEDLOCK\\b.*")) {
+                problems.add("READPAST without READCOMMITTEDLOCK (error 650 under READ_COMMITTED_SNAPSHOT): " + list);
+            }
+        }
         List<String> words = words(tsql);
         for (int i = 0; i < words.size(); i++) {
             String w = words.get(i);
