@@ -153,6 +153,23 @@ public interface SqlVocabulary {
     }
 
     /**
+     * As {@link #claimIndex(String, String, List, String)}, told also the columns the claim and the expiry sweep test
+     * beyond the index's key (lease, backoff, attempts, guard columns outside the key): a dialect whose row locks
+     * count every row a statement reads may carry them in the index, so rows they reject are never looked up. The
+     * four-argument form by default.
+     *
+     * @param residualColumns the quoted columns tested beyond the key, none of them in {@code columns}
+     */
+    default String claimIndex(
+            String quotedIndex,
+            String quotedTable,
+            List<String> columns,
+            String activeGuard,
+            List<String> residualColumns) {
+        return claimIndex(quotedIndex, quotedTable, columns, activeGuard);
+    }
+
+    /**
      * The DDL that makes a timestamp column compare correctly with {@link #currentTimestamp()} whatever the session's
      * time zone, or null when its type does already. Baton writes and compares lease, backoff and the host's time
      * columns against the database's clock; a type whose values depend on the session zone (PostgreSQL {@code

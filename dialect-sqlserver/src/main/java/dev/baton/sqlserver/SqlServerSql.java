@@ -71,6 +71,24 @@ final class SqlServerSql implements SqlVocabulary {
         return SqlVocabulary.super.codeLiteral(code);
     }
 
+    /**
+     * The claim index carries the columns the claim and the expiry sweep test beyond its key ({@code INCLUDE}): SQL
+     * Server locks each row a statement reads before its residual predicates reject it, and under UPDLOCK holds the
+     * lock to the end of the transaction, so a sweep that looked up every processing row's lease, or a claim that
+     * read a backlog in backoff, would count towards the 5,000 locks at which it escalates to a table lock
+     * (learn.microsoft.com, lock escalation).
+     */
+    @Override
+    public String claimIndex(
+            String quotedIndex,
+            String quotedTable,
+            List<String> columns,
+            String activeGuard,
+            List<String> residualColumns) {
+        String index = claimIndex(quotedIndex, quotedTable, columns, activeGuard);
+        return residualColumns.isEmpty() ? index : index + " INCLUDE (" + String.join(", ", residualColumns) + ")";
+    }
+
     /** {@code SELECT TOP (n) …}: T-SQL has no {@code LIMIT}. */
     @Override
     public String firstRows(String select, int n) {

@@ -54,7 +54,9 @@ class SqlServerClaimShapeSqlTest {
                 sql);
         SqlServerSqlTest.parse(sql);
         assertEquals(
-                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [prio] DESC, [id])", q.suggestedIndex());
+                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [prio] DESC, [id])"
+                        + " INCLUDE ([lease_until], [next_attempt_at], [attempts])",
+                q.suggestedIndex());
     }
 
     @Test
@@ -117,7 +119,10 @@ class SqlServerClaimShapeSqlTest {
                 sql);
         String hint = " OPTION (MAXRECURSION 0)";
         SqlServerSqlTest.parse(sql.substring(0, sql.length() - hint.length())); // the parser knows no query hints
-        assertEquals("CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])", q.suggestedIndex());
+        assertEquals(
+                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])"
+                        + " INCLUDE ([lease_until], [next_attempt_at], [attempts])",
+                q.suggestedIndex());
     }
 
     /**
