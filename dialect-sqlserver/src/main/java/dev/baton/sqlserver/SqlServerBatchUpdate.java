@@ -1,5 +1,6 @@
 package dev.baton.sqlserver;
 
+import dev.baton.ConfigurationException;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
@@ -31,6 +32,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class SqlServerBatchUpdate {
     private static final SqlVocabulary SQL = new SqlServerSql();
+
+    /** Values one statement may bind: 2,100 parameters a request (error 8003), less sp_prepexec's own three. */
+    static final int MAX_PARAMETERS = 2097;
 
     private SqlServerBatchUpdate() {}
 
@@ -144,6 +148,12 @@ final class SqlServerBatchUpdate {
             binds.addAll(spec.where().binds());
         }
         String sql = before + after;
+        if (binds.size() > MAX_PARAMETERS) {
+            throw new ConfigurationException("a batch update of " + spec.table() + " would bind " + binds.size()
+                    + " values, over the " + MAX_PARAMETERS + " a statement can take on SQL Server (a request carries"
+                    + " at most 2,100 parameters, error 8003, and mssql-jdbc's sp_prepexec adds three of its own):"
+                    + " shorten the Condition.in lists of its guard, which a claim binds up to six times");
+        }
         List<Object> values = java.util.Collections.unmodifiableList(new ArrayList<>(binds)); // nulls allowed
         int width = spec.returning().size();
         Comparator<Object[]> order = ordered ? queueOrder(width, descending) : null;

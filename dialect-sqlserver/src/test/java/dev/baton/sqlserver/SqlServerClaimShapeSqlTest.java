@@ -221,6 +221,33 @@ class SqlServerClaimShapeSqlTest {
                 lock);
     }
 
+    /**
+     * A fair claim binds its guard's values six times: 350 values of a Condition.in list would exceed the 2,100
+     * parameters of a request (error 8003), refused when the claim is rendered, before any SQL.
+     */
+    @Test
+    void aClaimOverTheParameterLimitIsRefusedBeforeAnySql() {
+        List<Object> regions = new java.util.ArrayList<>();
+        for (int i = 0; i < 350; i++) {
+            regions.add("r" + i);
+        }
+        dev.baton.ConfigurationException e =
+                assertThrows(dev.baton.ConfigurationException.class, () -> jobs().eligibleWhen(
+                                dev.baton.Condition.in("region", regions.toArray()))
+                        .fairAcross("tenant")
+                        .build()
+                        .claimSql(50));
+        assertTrue(e.getMessage().contains("2,100 parameters"), e.getMessage());
+        assertEquals(
+                1,
+                jobs().eligibleWhen(dev.baton.Condition.in(
+                                "region", regions.subList(0, 300).toArray()))
+                        .fairAcross("tenant")
+                        .build()
+                        .claimSql(50)
+                        .size());
+    }
+
     @Test
     void aRateLimitLocksItsBucketRowAroundTheClaimInOneTransaction() {
         String clock = "DATEDIFF_BIG(MICROSECOND, CAST('19700101' AS DATETIME2(6)), SYSUTCDATETIME())";

@@ -49,11 +49,14 @@ class SqlServerOwnTablesSqlTest {
                                 + "    CONSTRAINT [baton_idempotency_keys_pk] PRIMARY KEY NONCLUSTERED ([scope],"
                                 + " [idempotency_key])\n"
                                 + ")",
-                        "CREATE CLUSTERED INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
+                        // clustered on the write-once column: every begin-again and completion sets updated_at
+                        "CREATE CLUSTERED INDEX [baton_idempotency_keys_created_at] ON [baton_idempotency_keys]"
+                                + " ([created_at])",
+                        "CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
                 ddl);
         ddl.forEach(SqlServerOwnTablesSqlTest::parse);
         assertEquals(
-                "CREATE CLUSTERED INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
+                "CREATE CLUSTERED INDEX [keys_created_at] ON [app].[keys] ([created_at])",
                 baton.ownTables().idempotencyKeysDdl("app.keys").get(1));
     }
 
