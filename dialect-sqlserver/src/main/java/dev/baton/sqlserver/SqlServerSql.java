@@ -138,8 +138,10 @@ final class SqlServerSql implements SqlVocabulary {
      * Text codes match exactly: default collations ignore case, and {@code =} ignores trailing spaces under every
      * collation, so {@code 'paid'} and {@code 'PAID '} would pass for {@code 'PAID'}. The plain guard stays first for
      * the index seek; then each code must match under a binary collation with the same byte length as the code in the
-     * column's own type ({@code LEFT(col, 0) + code} takes the column's type, so VARCHAR and NVARCHAR both count
-     * right). Integer codes keep the plain guard.
+     * column's own type: {@code ISNULL(NULLIF(col, col), code)} is the code converted to the column's type (NULLIF
+     * and ISNULL return the type of their first argument, learn.microsoft.com), so VARCHAR and NVARCHAR count
+     * characters right and CHAR and NCHAR pad the code as they pad the value ({@code LEFT(col, 0) + code} would be
+     * VARCHAR, never as long as a padded CHAR). Integer codes keep the plain guard.
      */
     @Override
     public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
@@ -151,7 +153,7 @@ final class SqlServerSql implements SqlVocabulary {
         for (Object code : codes) {
             String literal = codeLiteral(code);
             exact.add(quotedColumn + " COLLATE Latin1_General_100_BIN2 = " + literal + " AND DATALENGTH(" + quotedColumn
-                    + ") = DATALENGTH(LEFT(" + quotedColumn + ", 0) + " + literal + ")");
+                    + ") = DATALENGTH(ISNULL(NULLIF(" + quotedColumn + ", " + quotedColumn + "), " + literal + "))");
         }
         String any = exact.size() == 1 ? exact.get(0) : "((" + String.join(") OR (", exact) + "))";
         return SqlFragment.join(" AND ", List.of(plain, SqlFragment.of(any)));
