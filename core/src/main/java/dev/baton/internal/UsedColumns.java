@@ -69,6 +69,11 @@ public final class UsedColumns {
         return this;
     }
 
+    /** The columns' names as given, in the order they were added. */
+    public java.util.List<String> names() {
+        return columns.values().stream().map(Used::name).toList();
+    }
+
     /** Leaves out the columns the binding manages itself (checked with their own types). */
     public UsedColumns without(List<String> managed) {
         for (String m : managed) {

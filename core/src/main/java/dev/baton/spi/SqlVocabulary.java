@@ -169,6 +169,23 @@ public interface SqlVocabulary {
     }
 
     /**
+     * As {@link #claimIndex(String, String, List, String)}, told also the columns the claim and the expiry sweep test
+     * beyond the index's key (lease, backoff, attempts, guard columns outside the key): a dialect whose row locks
+     * count every row a statement reads may carry them in the index, so rows they reject are never looked up. The
+     * four-argument form by default.
+     *
+     * @param residualColumns the quoted columns tested beyond the key, none of them in {@code columns}
+     */
+    default String claimIndex(
+            String quotedIndex,
+            String quotedTable,
+            List<String> columns,
+            String activeGuard,
+            List<String> residualColumns) {
+        return claimIndex(quotedIndex, quotedTable, columns, activeGuard);
+    }
+
+    /**
      * The DDL that makes a timestamp column compare correctly with {@link #currentTimestamp()} whatever the session's
      * time zone, or null when its type does already. Baton writes and compares lease, backoff and the host's time
      * columns against the database's clock; a type whose values depend on the session zone (PostgreSQL {@code
@@ -266,15 +283,28 @@ public interface SqlVocabulary {
     }
 
     /**
-     * The exclusive lock {@code key} for a table named without its schema, which is another table in each schema (or
-     * database) a connection starts in: where the database's lock names are server-wide (MySQL's and MariaDB's {@code
-     * GET_LOCK}), the dialect adds the connection's current database to the name, so that the same queue in two
-     * databases of one server does not serialise across them. By default {@link #exclusiveLock(long)}: PostgreSQL's
-     * advisory locks and SQL Server's application locks belong to one database already.
+     * The exclusive lock {@code key} of the claims of {@code quotedTable}: {@link #exclusiveLock(long)} by default. A
+     * dialect whose transaction only begins with a statement that reads a table (SQL Server under mssql-jdbc's
+     * implicit transactions) reads this one first.
+     *
+     * @param key the lock's key, as for {@link #exclusiveLock(long)}
+     * @param quotedTable the quoted table the claims update
+     */
+    default @Nullable ExclusiveLock exclusiveLock(long key, String quotedTable) {
+        return exclusiveLock(key);
+    }
+
+    /**
+     * {@link #exclusiveLock(long, String)} for a table named without its schema, which is another table in each schema
+     * (or database) a connection starts in: where the database's lock names are server-wide (MySQL's and MariaDB's
+     * {@code GET_LOCK}), the dialect adds the connection's current database to the name, so that the same queue in two
+     * databases of one server does not serialise across them. By default {@link #exclusiveLock(long, String)}:
+     * PostgreSQL's advisory locks and SQL Server's application locks belong to one database already.
      *
      * @param key the lock's key, a hash the caller made of the table (as configured) and the queue
+     * @param quotedTable the quoted table the claims update
      */
-    default @Nullable ExclusiveLock exclusiveLockInCurrentSchema(long key) {
-        return exclusiveLock(key);
+    default @Nullable ExclusiveLock exclusiveLockInCurrentSchema(long key, String quotedTable) {
+        return exclusiveLock(key, quotedTable);
     }
 }

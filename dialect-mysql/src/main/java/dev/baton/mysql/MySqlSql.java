@@ -149,7 +149,7 @@ final class MySqlSql implements SqlVocabulary {
      * baton_claim_<hash>_} and 16 hex digits of the MD5 of {@code DATABASE()}, 45 characters (MySQL allows 64).
      */
     @Override
-    public ExclusiveLock exclusiveLockInCurrentSchema(long key) {
+    public ExclusiveLock exclusiveLockInCurrentSchema(long key, String quotedTable) {
         String name = "CONCAT('" + ExclusiveLock.nameOf(key) + "_', LEFT(MD5(COALESCE(DATABASE(), '')), 16))";
         return new ExclusiveLock("SELECT GET_LOCK(" + name + ", 60)", "DO RELEASE_LOCK(" + name + ")");
     }

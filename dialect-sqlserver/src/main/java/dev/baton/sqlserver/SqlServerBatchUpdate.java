@@ -1,5 +1,6 @@
 package dev.baton.sqlserver;
 
+import dev.baton.ConfigurationException;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
@@ -16,17 +17,24 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK)} returning the new
+ * A batch update on SQL Server is one statement under {@code WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)}
+ * returning the new
  * values through {@code OUTPUT inserted.…}: a CTE with {@code TOP (n) … ORDER BY} when the spec has an order, else
  * {@code UPDATE TOP (n)}. {@code OUTPUT} rows come in no defined order, so an ordered batch also outputs the order
  * columns as they were before the update ({@code deleted.…}) and the rows are sorted by them here. READPAST is
- * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}. {@code OUTPUT}
+ * allowed only at READ COMMITTED and REPEATABLE READ (error 650): see {@link ReadpastIsolation}; under
+ * READ_COMMITTED_SNAPSHOT (the Azure default, and what per-key ordered claims require) READ COMMITTED reads row
+ * versions, where READPAST is refused unless READCOMMITTEDLOCK is named too (learn.microsoft.com, table hints); with
+ * UPDLOCK present the hint changes nothing where the option is off. {@code OUTPUT}
  * without {@code INTO} fails on tables with enabled triggers (error 334): the first run of a statement that returns
  * rows asks whether its table has any, and if so runs the {@link OutputInto} form from then on. A trigger enabled
  * later fails one run with error 334, and the run after asks again.
  */
 final class SqlServerBatchUpdate {
     private static final SqlVocabulary SQL = new SqlServerSql();
+
+    /** Values one statement may bind: 2,100 parameters a request (error 8003), less sp_prepexec's own three. */
+    static final int MAX_PARAMETERS = 2097;
 
     private SqlServerBatchUpdate() {}
 
@@ -56,7 +64,7 @@ final class SqlServerBatchUpdate {
             }
             output = " OUTPUT " + String.join(", ", cols);
         }
-        String hints = " WITH (UPDLOCK, READPAST, ROWLOCK)";
+        String hints = " WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)";
         String before;
         String after;
         List<Object> binds = new ArrayList<>();
@@ -87,8 +95,11 @@ final class SqlServerBatchUpdate {
                     SQL);
             String firstRows = "SELECT TOP (" + fair.perGroup() + ") " + String.join(", ", columns) + " FROM " + t
                     + " WHERE " + e + " AND \u0000 ORDER BY " + g + ", " + String.join(", ", fair.order());
-            before = "WITH baton_groups(baton_group) AS (SELECT TOP (1) " + g + " FROM " + t + " WHERE " + e + " AND "
-                    + g + " IS NOT NULL ORDER BY " + g + " UNION ALL SELECT baton_next.baton_group FROM (SELECT " + t
+            // the anchor's TOP (1) … ORDER BY sits in a derived table: T-SQL allows ORDER BY only after the last query
+            // of a UNION (error 156 near UNION otherwise)
+            before = "WITH baton_groups(baton_group) AS (SELECT baton_first_group.baton_group FROM (SELECT TOP (1) " + g
+                    + " AS baton_group FROM " + t + " WHERE " + e + " AND " + g + " IS NOT NULL ORDER BY " + g
+                    + ") baton_first_group UNION ALL SELECT baton_next.baton_group FROM (SELECT " + t
                     + "." + g + " AS baton_group, ROW_NUMBER() OVER (ORDER BY " + t + "." + g + ") AS baton_n FROM "
                     + t + " JOIN baton_groups ON " + t + "." + g + " > baton_groups.baton_group WHERE " + e
                     + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (" + spec.limit() + ") "
@@ -137,6 +148,12 @@ final class SqlServerBatchUpdate {
             binds.addAll(spec.where().binds());
         }
         String sql = before + after;
+        if (binds.size() > MAX_PARAMETERS) {
+            throw new ConfigurationException("a batch update of " + spec.table() + " would bind " + binds.size()
+                    + " values, over the " + MAX_PARAMETERS + " a statement can take on SQL Server (a request carries"
+                    + " at most 2,100 parameters, error 8003, and mssql-jdbc's sp_prepexec adds three of its own):"
+                    + " shorten the Condition.in lists of its guard, which a claim binds up to six times");
+        }
         List<Object> values = java.util.Collections.unmodifiableList(new ArrayList<>(binds)); // nulls allowed
         int width = spec.returning().size();
         Comparator<Object[]> order = ordered ? queueOrder(width, descending) : null;

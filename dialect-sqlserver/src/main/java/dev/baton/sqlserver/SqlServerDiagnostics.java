@@ -39,7 +39,7 @@ final class SqlServerDiagnostics implements Diagnostics {
 
     /**
      * After an error in a caller's transaction: the session's XACT_ABORT bit (16384 in {@code @@OPTIONS}) and
-     * {@code XACT_STATE()} (-1: the transaction is doomed and can only roll back).
+     * {@code XACT_STATE()} (1: it goes on; 0: it has ended; -1: it is doomed and can only roll back).
      */
     static final String TRANSACTION_STATE_SQL = "SELECT CAST(@@OPTIONS & 16384 AS INT), XACT_STATE()";
 
@@ -95,9 +95,14 @@ final class SqlServerDiagnostics implements Diagnostics {
         }
     }
 
-    /** True when an error with this XACT_ABORT bit and {@code XACT_STATE()} has ended the transaction. */
+    /**
+     * True when an error with this XACT_ABORT bit and {@code XACT_STATE()} has ended the transaction: 1 is the only
+     * state of a transaction that goes on; 0 means none is open any more (a trigger's error, which runs under
+     * XACT_ABORT ON, rolls the whole transaction back whatever the session's setting, and the table-less probe opens
+     * none), -1 a doomed one.
+     */
     static boolean transactionEnded(int xactAbortBit, int xactState) {
-        return (xactAbortBit & XACT_ABORT) != 0 || xactState == -1;
+        return (xactAbortBit & XACT_ABORT) != 0 || xactState != 1;
     }
 
     /** Whether the current database reads committed rows from row versions (learn.microsoft.com, sys.databases). */
@@ -152,7 +157,8 @@ final class SqlServerDiagnostics implements Diagnostics {
         String pick = spec.pickSql(spec.idColumn());
         String from = " FROM " + spec.table() + " WHERE ";
         return pick.replaceFirst("^SELECT ", "SELECT TOP (" + spec.limit() + ") ")
-                .replace(from, " FROM " + spec.table() + " WITH (UPDLOCK, READPAST, ROWLOCK) WHERE ");
+                .replace(
+                        from, " FROM " + spec.table() + " WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE ");
     }
 
     /** The problem of an estimated plan (showplan XML), if it sorts or scans. */

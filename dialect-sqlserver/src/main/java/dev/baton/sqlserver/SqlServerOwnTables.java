@@ -24,13 +24,22 @@ final class SqlServerOwnTables implements OwnTableDialect {
     @Override
     public String insertIfAbsent(String table, List<String> columns, List<String> values, List<String> key) {
         List<String> match = new ArrayList<>();
+        String index = keyIndex(table, key);
         for (String k : key) {
             match.add("baton_old." + k + " = baton_new." + k);
+        }
+        if (index.endsWith("_dedup]")) {
+            // the dedup index is filtered (WHERE [dedup_key] IS NOT NULL): a hint naming a filtered index that might
+            // not hold every row the query reads fails to compile (error 8622, learn.microsoft.com, filtered
+            // indexes), so the probe states the filter itself
+            for (String k : key) {
+                match.add("baton_old." + k + " IS NOT NULL");
+            }
         }
         String cols = String.join(", ", columns);
         return "INSERT INTO " + table + " (" + cols + ") SELECT " + cols + " FROM (VALUES ("
                 + String.join(", ", values) + ")) AS baton_new (" + cols + ") WHERE NOT EXISTS (SELECT 1 FROM "
-                + table + " AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX(" + keyIndex(table, key) + ")) WHERE "
+                + table + " AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX(" + index + ")) WHERE "
                 + String.join(" AND ", match) + ")";
     }
 
@@ -48,6 +57,7 @@ final class SqlServerOwnTables implements OwnTableDialect {
 
     @Override
     public String deleteBatch(String table, List<String> key, String where, int limit) {
-        return "DELETE TOP (" + limit + ") FROM " + table + " WITH (ROWLOCK, READPAST) WHERE " + where;
+        return "DELETE TOP (" + limit + ") FROM " + table + " WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE "
+                + where;
     }
 }

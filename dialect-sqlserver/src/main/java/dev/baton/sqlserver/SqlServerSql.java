@@ -11,9 +11,10 @@ import java.util.List;
 /** SQL Server's words: bracketed identifiers, {@code SYSUTCDATETIME()}, {@code DATEADD}, {@code ADD} without COLUMN. */
 final class SqlServerSql implements SqlVocabulary {
 
+    /** Core admits plain names only; a {@code ]} is doubled anyway, as T-SQL escapes it. */
     @Override
     public String quote(String identifier) {
-        return '[' + identifier + ']';
+        return '[' + identifier.replace("]", "]]") + ']';
     }
 
     /** Baton's own time columns hold UTC without a zone: written from the UTC clock, read back as UTC. */
@@ -71,6 +72,24 @@ final class SqlServerSql implements SqlVocabulary {
         return SqlVocabulary.super.codeLiteral(code);
     }
 
+    /**
+     * The claim index carries the columns the claim and the expiry sweep test beyond its key ({@code INCLUDE}): SQL
+     * Server locks each row a statement reads before its residual predicates reject it, and under UPDLOCK holds the
+     * lock to the end of the transaction, so a sweep that looked up every processing row's lease, or a claim that
+     * read a backlog in backoff, would count towards the 5,000 locks at which it escalates to a table lock
+     * (learn.microsoft.com, lock escalation).
+     */
+    @Override
+    public String claimIndex(
+            String quotedIndex,
+            String quotedTable,
+            List<String> columns,
+            String activeGuard,
+            List<String> residualColumns) {
+        String index = claimIndex(quotedIndex, quotedTable, columns, activeGuard);
+        return residualColumns.isEmpty() ? index : index + " INCLUDE (" + String.join(", ", residualColumns) + ")";
+    }
+
     /** {@code SELECT TOP (n) …}: T-SQL has no {@code LIMIT}. */
     @Override
     public String firstRows(String select, int n) {
@@ -120,8 +139,10 @@ final class SqlServerSql implements SqlVocabulary {
      * Text codes match exactly: default collations ignore case, and {@code =} ignores trailing spaces under every
      * collation, so {@code 'paid'} and {@code 'PAID '} would pass for {@code 'PAID'}. The plain guard stays first for
      * the index seek; then each code must match under a binary collation with the same byte length as the code in the
-     * column's own type ({@code LEFT(col, 0) + code} takes the column's type, so VARCHAR and NVARCHAR both count
-     * right). Integer codes keep the plain guard.
+     * column's own type: {@code ISNULL(NULLIF(col, col), code)} is the code converted to the column's type (NULLIF
+     * and ISNULL return the type of their first argument, learn.microsoft.com), so VARCHAR and NVARCHAR count
+     * characters right and CHAR and NCHAR pad the code as they pad the value ({@code LEFT(col, 0) + code} would be
+     * VARCHAR, never as long as a padded CHAR). Integer codes keep the plain guard.
      */
     @Override
     public SqlFragment stateIn(String quotedColumn, List<Object> codes) {
@@ -133,17 +154,35 @@ final class SqlServerSql implements SqlVocabulary {
         for (Object code : codes) {
             String literal = codeLiteral(code);
             exact.add(quotedColumn + " COLLATE Latin1_General_100_BIN2 = " + literal + " AND DATALENGTH(" + quotedColumn
-                    + ") = DATALENGTH(LEFT(" + quotedColumn + ", 0) + " + literal + ")");
+                    + ") = DATALENGTH(ISNULL(NULLIF(" + quotedColumn + ", " + quotedColumn + "), " + literal + "))");
         }
         String any = exact.size() == 1 ? exact.get(0) : "((" + String.join(") OR (", exact) + "))";
         return SqlFragment.join(" AND ", List.of(plain, SqlFragment.of(any)));
     }
 
-    /** An application lock owned by the transaction: the end of the transaction releases it; waits 60 s at most. */
+    /** The lock of the claims of an unnamed table: {@link #exclusiveLock(long, String)} needs the table. */
     @Override
     public ExclusiveLock exclusiveLock(long key) {
+        throw new UnsupportedOperationException(
+                "SQL Server's claim lock reads the claimed table first: call" + " exclusiveLock(key, quotedTable)");
+    }
+
+    /**
+     * An application lock owned by the transaction, which the end of the transaction releases; waits 60 s at most.
+     * {@code sp_getapplock} with {@code @LockOwner = 'Transaction'} outside a transaction returns -999 without
+     * taking the lock (learn.microsoft.com, sp_getapplock), and mssql-jdbc's {@code setAutoCommit(false)} only sets
+     * {@code IMPLICIT_TRANSACTIONS ON}: no transaction begins until a statement that reads or writes a table (DECLARE,
+     * EXEC and a SELECT without FROM begin none; SET IMPLICIT_TRANSACTIONS). So the batch first reads the claimed
+     * table (no row), which begins the transaction, and refuses to go on without one. Not {@code BEGIN TRANSACTION}:
+     * under IMPLICIT_TRANSACTIONS it leaves {@code @@TRANCOUNT} at 2, and the driver's one commit would leave a
+     * transaction open.
+     */
+    @Override
+    public ExclusiveLock exclusiveLock(long key, String quotedTable) {
         return new ExclusiveLock(
-                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'" + ExclusiveLock.nameOf(key)
+                "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM " + quotedTable + " WHERE 1 = 0;"
+                        + " IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;"
+                        + " EXEC @baton_lock = sp_getapplock @Resource = N'" + ExclusiveLock.nameOf(key)
                         + "', @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
                         + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
                 null);

@@ -17,7 +17,11 @@ CREATE TABLE [baton_idempotency_keys] (
 );
 
 -- The primary key is named: the insert-if-absent probe names it in an index hint (WITH (INDEX(...))).
--- Clustered on the retention column, so the table is no heap: retention deletes the oldest rows, which sit
--- together, and their pages are freed (a heap keeps empty pages after deletes). The primary key stays
--- NONCLUSTERED: two NVARCHAR(255) columns take up to 1,020 bytes, over the 900-byte clustered-key limit.
-CREATE CLUSTERED INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at]);
+-- Clustered on the write-once creation time, so the table is no heap (a heap keeps empty pages after deletes) and
+-- no write moves a row: begin-again and completion set updated_at, and a clustering key on it would move the row
+-- and rewrite its primary-key entry on each of them. The primary key stays NONCLUSTERED: two NVARCHAR(255) columns
+-- take up to 1,020 bytes, over the 900-byte clustered-key limit. Retention deletes by updated_at, through its own
+-- index.
+CREATE CLUSTERED INDEX [baton_idempotency_keys_created_at] ON [baton_idempotency_keys] ([created_at]);
+
+CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at]);

@@ -18,6 +18,9 @@ import javax.sql.DataSource;
  * proven where a server runs the compatibility suites.
  */
 final class SqlRecorder {
+    /** Every text any recorder in this JVM received, for {@link SqlServerIndependentParseTest}. */
+    static final java.util.Set<String> SEEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     final List<String> sql = Collections.synchronizedList(new ArrayList<>());
     /** The values bound to each recorded statement, by parameter index (1-based, index 0 unused). */
     final List<java.util.Map<Integer, Object>> binds = Collections.synchronizedList(new ArrayList<>());
@@ -117,6 +120,7 @@ final class SqlRecorder {
             sql.add(text);
             binds.add(bound);
         }
+        SEEN.add(text);
         return proxy(PreparedStatement.class, (p, m, a) -> switch (m.getName()) {
             case "executeUpdate" -> {
                 java.sql.SQLException e = failure.apply(text);
@@ -158,19 +162,26 @@ final class SqlRecorder {
         });
     }
 
-    /** A plain statement: its queries are recorded and answered as prepared ones are. */
+    /** A plain statement: its queries and batches are recorded and answered as prepared ones are. */
     private java.sql.Statement plainStatement() {
+        String[] last = {""}; // the text of the last execute(), whose rows getResultSet() returns
         return proxy(java.sql.Statement.class, (p, m, a) -> switch (m.getName()) {
             case "executeQuery" -> {
+                SEEN.add((String) a[0]);
                 sql.add((String) a[0]);
                 binds.add(new java.util.TreeMap<>());
                 yield resultSet(rows.apply((String) a[0]));
             }
             case "execute" -> {
+                SEEN.add((String) a[0]);
                 sql.add((String) a[0]);
                 binds.add(new java.util.TreeMap<>());
-                yield false;
+                last[0] = (String) a[0];
+                yield !rows.apply(last[0]).isEmpty();
             }
+            case "getResultSet" -> resultSet(rows.apply(last[0]));
+            case "getMoreResults" -> false;
+            case "getUpdateCount" -> -1;
             case "close" -> null;
             default -> throw new UnsupportedOperationException("Statement." + m.getName());
         });

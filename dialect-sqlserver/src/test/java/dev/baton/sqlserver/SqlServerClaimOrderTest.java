@@ -43,7 +43,7 @@ class SqlServerClaimOrderTest {
         }
         assertEquals(List.of(4L, 7L, 9L, 2L), ids, "created_at, then id");
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (10) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                "WITH baton_claim AS (SELECT TOP (10) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE"
                         + " [sync_status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME())"
                         + " AND [attempts] < ? ORDER BY [sync_status], [created_at], [id]) UPDATE baton_claim SET [sync_status] = ?,"
                         + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"

@@ -49,10 +49,11 @@ class SqlServerClaimPlanTest {
         try (Connection c = recorder.dataSource().getConnection()) {
             assertEquals(Optional.empty(), new SqlServerDiagnostics().claimPlanProblem(c, OUTBOX, new Object[0]));
         }
-        String pick = "SELECT TOP (10) [id] FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE [status] = 0"
-                + " AND NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
-                + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status] IN"
-                + " (0, 1)) ORDER BY [status], [id]";
+        String pick =
+                "SELECT TOP (10) [id] FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE [status] = 0"
+                        + " AND NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
+                        + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status] IN"
+                        + " (0, 1)) ORDER BY [status], [id]";
         assertEquals(
                 List.of(
                         "SELECT is_read_committed_snapshot_on FROM sys.databases WHERE database_id = DB_ID()",

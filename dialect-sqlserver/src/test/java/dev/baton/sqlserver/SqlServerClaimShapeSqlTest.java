@@ -3,6 +3,7 @@ package dev.baton.sqlserver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.druid.DbType;
@@ -44,7 +45,8 @@ class SqlServerClaimShapeSqlTest {
         ClaimQueue<Sync> q = jobs().priority("prio").build();
         String sql = q.claimSql(50).get(0);
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE " + GUARD
+                "WITH baton_claim AS (SELECT TOP (50) * FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE "
+                        + GUARD
                         + " ORDER BY [sync_status], [prio] DESC, [id]) UPDATE baton_claim SET [sync_status] = ?,"
                         + " [lease_until] = DATEADD(millisecond, 60000, SYSUTCDATETIME()), [claim_token] = ?,"
                         + " [attempts] = [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
@@ -52,7 +54,9 @@ class SqlServerClaimShapeSqlTest {
                 sql);
         SqlServerSqlTest.parse(sql);
         assertEquals(
-                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [prio] DESC, [id])", q.suggestedIndex());
+                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [prio] DESC, [id])"
+                        + " INCLUDE ([lease_until], [next_attempt_at], [attempts])",
+                q.suggestedIndex());
     }
 
     @Test
@@ -64,7 +68,7 @@ class SqlServerClaimShapeSqlTest {
         String sql = q.claimSql(50).get(0);
         String order = "[sync_status], [prio] DESC, [id]";
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN"
                         + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id,"
                         + " ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ") AS baton_rank,"
                         + " [acct] AS baton_key, ROW_NUMBER() OVER (PARTITION BY [acct] ORDER BY " + order
@@ -84,7 +88,7 @@ class SqlServerClaimShapeSqlTest {
     }
 
     /**
-     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in the anchor, the first
+     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in a derived table of the anchor, as ORDER BY may only follow the last query of a UNION; the first
      * row by ROW_NUMBER of a join in the recursive member, where T-SQL allows no TOP or subquery), CROSS APPLY reads
      * each group's first 4 × n rows, NULL apart; the best 4 × n in round-robin order are the candidates. Its index has
      * the group before the order; the returned rows keep the queue's order.
@@ -95,12 +99,13 @@ class SqlServerClaimShapeSqlTest {
         String sql = q.claimSql(50).get(0);
         String first = "SELECT TOP (200) [id] AS baton_id, [id] AS baton_o1 FROM [jobs] WHERE " + GUARD + " AND ";
         assertEquals(
-                "WITH baton_groups(baton_group) AS (SELECT TOP (1) [tenant] FROM [jobs] WHERE " + GUARD
-                        + " AND [tenant] IS NOT NULL ORDER BY [tenant] UNION ALL SELECT baton_next.baton_group FROM"
+                "WITH baton_groups(baton_group) AS (SELECT baton_first_group.baton_group FROM (SELECT TOP (1)"
+                        + " [tenant] AS baton_group FROM [jobs] WHERE " + GUARD + " AND [tenant] IS NOT NULL ORDER BY"
+                        + " [tenant]) baton_first_group UNION ALL SELECT baton_next.baton_group FROM"
                         + " (SELECT [jobs].[tenant] AS baton_group, ROW_NUMBER() OVER (ORDER BY [jobs].[tenant]) AS"
                         + " baton_n FROM [jobs] JOIN baton_groups ON [jobs].[tenant] > baton_groups.baton_group WHERE "
                         + GUARD + ") baton_next WHERE baton_next.baton_n = 1), baton_claim AS (SELECT TOP (50)"
-                        + " [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN (SELECT TOP (200) baton_id,"
+                        + " [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN (SELECT TOP (200) baton_id,"
                         + " baton_rank FROM (SELECT baton_id, ROW_NUMBER() OVER (PARTITION BY baton_group ORDER BY"
                         + " baton_o1) AS baton_rank, baton_o1 FROM (SELECT baton_groups.baton_group, baton_first.* FROM"
                         + " baton_groups CROSS APPLY (" + first + "[tenant] = baton_groups.baton_group ORDER BY"
@@ -114,7 +119,10 @@ class SqlServerClaimShapeSqlTest {
                 sql);
         String hint = " OPTION (MAXRECURSION 0)";
         SqlServerSqlTest.parse(sql.substring(0, sql.length() - hint.length())); // the parser knows no query hints
-        assertEquals("CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])", q.suggestedIndex());
+        assertEquals(
+                "CREATE INDEX [ix_jobs_jobs_claim] ON [jobs] ([sync_status], [tenant], [id])"
+                        + " INCLUDE ([lease_until], [next_attempt_at], [attempts])",
+                q.suggestedIndex());
     }
 
     /**
@@ -154,7 +162,7 @@ class SqlServerClaimShapeSqlTest {
         String place = "ROW_NUMBER() OVER (PARTITION BY [tenant], [prio] ORDER BY " + order + ")";
         String weight = "CASE [tenant] WHEN ? THEN ? WHEN ? THEN ? ELSE 1 END";
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK) JOIN"
+                "WITH baton_claim AS (SELECT TOP (50) [jobs].* FROM [jobs] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) JOIN"
                         + " (SELECT baton_ranked.baton_id, baton_ranked.baton_rank FROM (SELECT [id] AS baton_id, ("
                         + place + " + " + weight + " - 1) / (" + weight + ") AS baton_rank, " + place
                         + " AS baton_in_group FROM [jobs] WHERE " + GUARD + ") baton_ranked WHERE"
@@ -167,17 +175,77 @@ class SqlServerClaimShapeSqlTest {
         SqlServerSqlTest.parse(sql);
     }
 
+    /**
+     * mssql-jdbc's {@code setAutoCommit(false)} begins no transaction until a statement reads or writes a table, and
+     * {@code sp_getapplock} owned by a transaction outside one returns -999 without the lock: the batch reads the
+     * claimed table first (no row) and throws if there is still no transaction.
+     */
     @Test
-    void theClaimLockIsAnApplicationLockOwnedByTheTransaction() {
-        ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L);
+    void theClaimLockIsAnApplicationLockOwnedByATransactionTheBatchBegins() {
+        ExclusiveLock lock = new SqlServerDialect().sql().exclusiveLock(42L, "[app].[jobs]");
         assertEquals(
-                "DECLARE @baton_lock INT; EXEC @baton_lock = sp_getapplock @Resource = N'baton_claim_000000000000002a',"
+                "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM [app].[jobs] WHERE 1 = 0;"
+                        + " IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;"
+                        + " EXEC @baton_lock = sp_getapplock @Resource = N'baton_claim_000000000000002a',"
                         + " @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 60000;"
                         + " SELECT CASE WHEN @baton_lock >= 0 THEN 1 ELSE 0 END",
                 lock.acquire());
-        assertEquals(
-                3, SQLUtils.parseStatements(lock.acquire(), DbType.sqlserver).size(), lock.acquire());
+        // Druid knows no THROW (SQL Server 2012+): the other four statements are parsed, THROW is pinned by its text
+        String withoutThrow = lock.acquire()
+                .replace(" IF @@TRANCOUNT = 0 THROW 51000, N'the claim lock needs a transaction', 1;", "");
+        assertEquals(4, SQLUtils.parseStatements(withoutThrow, DbType.sqlserver).size(), withoutThrow);
         assertNull(lock.releaseAfterEnd(), "the end of the transaction releases it");
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> new SqlServerDialect().sql().exclusiveLock(42L));
+    }
+
+    @Test
+    void aClaimOfAQueueWithAPerKeyLimitTakesTheLockThroughItsTable() {
+        SqlRecorder recorder = new SqlRecorder(
+                0, text -> text.startsWith("DECLARE @baton_lock") ? List.<Object[]>of(new Object[] {1}) : List.of());
+        Baton recorded = Baton.builder(recorder.dataSource())
+                .dialect(new SqlServerDialect())
+                .build();
+        recorded.<Sync>queue("jobs")
+                .table("app.jobs")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .deadState(Sync.FAILED)
+                .concurrencyPerKey("acct", 3)
+                .build()
+                .claim(10);
+        String lock = recorder.take().get(0);
+        assertTrue(
+                lock.startsWith(
+                        "DECLARE @baton_lock INT = -999; SELECT @baton_lock = 0 FROM [app].[jobs] WHERE 1 = 0;"),
+                lock);
+    }
+
+    /**
+     * A fair claim binds its guard's values six times: 350 values of a Condition.in list would exceed the 2,100
+     * parameters of a request (error 8003), refused when the claim is rendered, before any SQL.
+     */
+    @Test
+    void aClaimOverTheParameterLimitIsRefusedBeforeAnySql() {
+        List<Object> regions = new java.util.ArrayList<>();
+        for (int i = 0; i < 350; i++) {
+            regions.add("r" + i);
+        }
+        dev.baton.ConfigurationException e =
+                assertThrows(dev.baton.ConfigurationException.class, () -> jobs().eligibleWhen(
+                                dev.baton.Condition.in("region", regions.toArray()))
+                        .fairAcross("tenant")
+                        .build()
+                        .claimSql(50));
+        assertTrue(e.getMessage().contains("2,100 parameters"), e.getMessage());
+        assertEquals(
+                1,
+                jobs().eligibleWhen(dev.baton.Condition.in(
+                                "region", regions.subList(0, 300).toArray()))
+                        .fairAcross("tenant")
+                        .build()
+                        .claimSql(50)
+                        .size());
     }
 
     @Test

@@ -108,7 +108,7 @@ class SqlServerDeadLetterSqlTest {
     @Test
     void requeueAllDeadIsOneBoundedUpdateSkippingLockedRows() {
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE"
                         + " [sync_status] = 3 ORDER BY [id]) UPDATE baton_claim SET [sync_status] = ?, [lease_until] ="
                         + " NULL, [claim_token] = NULL, [attempts] = 0, [next_attempt_at] = NULL WHERE [sync_status] = 3",
                 only(() -> queue.deadLetters().requeueAll(100)),
@@ -138,7 +138,7 @@ class SqlServerDeadLetterSqlTest {
                 "UPDATE [orders] SET " + fresh + " WHERE [id] = ? AND [sync_status] = 3",
                 only(() -> sending.deadLetters().requeue(1L, dev.baton.DeadRow.Requeue.EVEN_IF_MAYBE_SENT)));
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                "WITH baton_claim AS (SELECT TOP (100) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE"
                         + " [sync_status] = 3 AND ([last_error] IS NULL OR [last_error] NOT LIKE ?) ORDER BY [id])"
                         + " UPDATE baton_claim SET " + fresh + " WHERE [sync_status] = 3 AND ([last_error] IS NULL OR"
                         + " [last_error] NOT LIKE ?)",

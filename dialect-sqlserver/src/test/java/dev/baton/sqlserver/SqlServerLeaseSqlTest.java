@@ -65,8 +65,9 @@ class SqlServerLeaseSqlTest {
         String putBack = recorder.bindsOf(2);
         String sending = recorder.bindsOf(3);
         List<String> sql = recorder.take();
-        String sweep = "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
-                + " [lease_until] = NULL, [claim_token] = NULL";
+        String sweep =
+                "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) SET [sync_status] = ?,"
+                        + " [lease_until] = NULL, [claim_token] = NULL";
         assertEquals(
                 List.of(
                         sweep + " WHERE [sync_status] = 1 AND [lease_until] < SYSUTCDATETIME() AND [attempts] < ?",
@@ -76,7 +77,7 @@ class SqlServerLeaseSqlTest {
                         // moved by id
                         "SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0 AND [attempts] >= ?",
                         // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
-                        "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [sync_status] = ?,"
+                        "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) SET [sync_status] = ?,"
                                 + " [lease_until] = DATEADD(millisecond, 32000, [lease_until]), [claim_token] = NULL"
                                 + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
                 sql);

@@ -123,7 +123,7 @@ class SqlServerOutputIntoTest {
                 .returning(List.of("[id]", "[payment_transaction_id]"))
                 .build();
         String expected = "DECLARE @baton_rows TABLE ([r1] bigint, [r2] nvarchar(max) COLLATE"
-                + " SQL_Latin1_General_CP1_CI_AS); UPDATE TOP (100) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET"
+                + " SQL_Latin1_General_CP1_CI_AS); UPDATE TOP (100) [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) SET"
                 + " [sync_status] = 0 OUTPUT inserted.[id], inserted.[payment_transaction_id] INTO @baton_rows WHERE"
                 + " [sync_status] = 1; SELECT [r1], [r2] FROM @baton_rows";
         SqlRecorder r = new SqlRecorder(0, sql -> {

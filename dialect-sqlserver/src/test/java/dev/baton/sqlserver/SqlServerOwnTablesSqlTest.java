@@ -49,11 +49,14 @@ class SqlServerOwnTablesSqlTest {
                                 + "    CONSTRAINT [baton_idempotency_keys_pk] PRIMARY KEY NONCLUSTERED ([scope],"
                                 + " [idempotency_key])\n"
                                 + ")",
-                        "CREATE CLUSTERED INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
+                        // clustered on the write-once column: every begin-again and completion sets updated_at
+                        "CREATE CLUSTERED INDEX [baton_idempotency_keys_created_at] ON [baton_idempotency_keys]"
+                                + " ([created_at])",
+                        "CREATE INDEX [baton_idempotency_keys_updated_at] ON [baton_idempotency_keys] ([updated_at])"),
                 ddl);
         ddl.forEach(SqlServerOwnTablesSqlTest::parse);
         assertEquals(
-                "CREATE CLUSTERED INDEX [keys_updated_at] ON [app].[keys] ([updated_at])",
+                "CREATE CLUSTERED INDEX [keys_created_at] ON [app].[keys] ([created_at])",
                 baton.ownTables().idempotencyKeysDdl("app.keys").get(1));
     }
 
@@ -110,7 +113,7 @@ class SqlServerOwnTablesSqlTest {
                                 + ") WHERE NOT EXISTS (SELECT 1 FROM"
                                 + " [baton_outbox] AS baton_old WITH (UPDLOCK, HOLDLOCK, INDEX([baton_outbox_dedup]))"
                                 + " WHERE baton_old.[dedup_key] ="
-                                + " baton_new.[dedup_key])",
+                                + " baton_new.[dedup_key] AND baton_old.[dedup_key] IS NOT NULL)",
                         "SELECT [id] FROM [baton_outbox] WHERE [receipt] = ?"),
                 sql);
         sql.forEach(SqlServerOwnTablesSqlTest::parse);
@@ -141,7 +144,7 @@ class SqlServerOwnTablesSqlTest {
                                 + " AND [token] = ? AND [state] = 'in_progress'",
                         "DELETE FROM [baton_idempotency_keys] WHERE [scope] = ? AND [idempotency_key] = ? AND [token] ="
                                 + " ? AND [state] = 'in_progress'",
-                        "DELETE TOP (500) FROM [baton_idempotency_keys] WITH (ROWLOCK, READPAST) WHERE [updated_at] <"
+                        "DELETE TOP (500) FROM [baton_idempotency_keys] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE [updated_at] <"
                                 + " DATEADD(millisecond, -86400000, SYSUTCDATETIME()) AND ([state] = 'completed' OR"
                                 + " [locked_until] < SYSUTCDATETIME())"),
                 sql);
@@ -152,7 +155,7 @@ class SqlServerOwnTablesSqlTest {
                 .sql()
                 .get(5);
         assertEquals(
-                "DELETE TOP (500) FROM [k] WITH (ROWLOCK, READPAST) WHERE [updated_at] < DATEADD(second, -315360000,"
+                "DELETE TOP (500) FROM [k] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE [updated_at] < DATEADD(second, -315360000,"
                         + " SYSUTCDATETIME()) AND ([state] = 'completed' OR [locked_until] < SYSUTCDATETIME())",
                 longRetention);
         parse(longRetention);
@@ -170,7 +173,7 @@ class SqlServerOwnTablesSqlTest {
                                 + " baton_old.[source] ="
                                 + " baton_new.[source] AND baton_old.[message_id] = baton_new.[message_id])",
                         "SELECT [receipt] FROM [baton_inbox] WHERE [source] = ? AND [message_id] = ?",
-                        "DELETE TOP (500) FROM [baton_inbox] WITH (ROWLOCK, READPAST) WHERE [received_at] <"
+                        "DELETE TOP (500) FROM [baton_inbox] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE [received_at] <"
                                 + " DATEADD(millisecond, -604800000, SYSUTCDATETIME())"),
                 sql);
         sql.forEach(SqlServerOwnTablesSqlTest::parse);
@@ -195,7 +198,7 @@ class SqlServerOwnTablesSqlTest {
     void theParseCheckStillRejectsBrokenTsql() {
         org.junit.jupiter.api.Assertions.assertThrows(
                 RuntimeException.class,
-                () -> parse("DELETE TOP (500) FROM [t] WITH (ROWLOCK, READPAST) WHERE AND [a] < 1"));
+                () -> parse("DELETE TOP (500) FROM [t] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE AND [a] < 1"));
         org.junit.jupiter.api.Assertions.assertThrows(
                 RuntimeException.class,
                 () -> parse("CREATE TABLE [t] ([a] INT NOT NULL, PRIMARY KEY NONCLUSTERED ([a])"));

@@ -47,9 +47,10 @@ class SqlServerSqlTest {
                 .batchSize(200)
                 .sql();
         assertEquals(
-                List.of("UPDATE TOP (200) [orders] WITH (UPDLOCK, READPAST, ROWLOCK) SET [payment_status] = ?"
-                        + " WHERE [payment_status] = 0 AND [created_at] < DATEADD(millisecond, -900000,"
-                        + " SYSUTCDATETIME())"),
+                List.of(
+                        "UPDATE TOP (200) [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) SET [payment_status] = ?"
+                                + " WHERE [payment_status] = 0 AND [created_at] < DATEADD(millisecond, -900000,"
+                                + " SYSUTCDATETIME())"),
                 sql);
         parse(sql.get(0));
         assertThrows(dev.baton.ConfigurationException.class, () -> orders.bulk(Payment.PENDING, Payment.EXPIRED)
@@ -74,14 +75,15 @@ class SqlServerSqlTest {
         String guard = "[sync_status] = 0 AND [payment_status] = 1 AND [third_party_guid] IS NULL AND"
                 + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?";
         assertEquals(
-                List.of("WITH baton_claim AS (SELECT TOP (50) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE "
-                        + guard
-                        + " ORDER BY [sync_status], [payment_status], [id]) UPDATE baton_claim SET [sync_status] = ?,"
-                        + " [lease_until] ="
-                        + " DATEADD(millisecond, 120000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] ="
-                        + " [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
-                        + " inserted.[payment_transaction_id], deleted.[sync_status], deleted.[payment_status], deleted.[id]"
-                        + " WHERE " + guard),
+                List.of(
+                        "WITH baton_claim AS (SELECT TOP (50) * FROM [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE "
+                                + guard
+                                + " ORDER BY [sync_status], [payment_status], [id]) UPDATE baton_claim SET [sync_status] = ?,"
+                                + " [lease_until] ="
+                                + " DATEADD(millisecond, 120000, SYSUTCDATETIME()), [claim_token] = ?, [attempts] ="
+                                + " [attempts] + 1 OUTPUT inserted.[id], inserted.[attempts],"
+                                + " inserted.[payment_transaction_id], deleted.[sync_status], deleted.[payment_status], deleted.[id]"
+                                + " WHERE " + guard),
                 sql);
         parse(sql.get(0));
         assertThrows(dev.baton.ConfigurationException.class, () -> q.claimSql(501), "SQL Server batches stop at 500");
@@ -96,7 +98,7 @@ class SqlServerSqlTest {
                 ddl.get(1));
         String claim = baton.outbox("baton_outbox").queue().claimSql(20).get(0);
         assertEquals(
-                "WITH baton_claim AS (SELECT TOP (20) * FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK) WHERE"
+                "WITH baton_claim AS (SELECT TOP (20) * FROM [baton_outbox] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) WHERE"
                         + " [status] = 0 AND ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND"
                         + " [attempts] < ? AND NOT EXISTS (SELECT 1 FROM [baton_outbox] baton_prior WHERE baton_prior.[msg_key] ="
                         + " [baton_outbox].[msg_key] AND baton_prior.[id] < [baton_outbox].[id] AND baton_prior.[status]"
@@ -108,6 +110,11 @@ class SqlServerSqlTest {
                         + " ([next_attempt_at] IS NULL OR [next_attempt_at] <= SYSUTCDATETIME()) AND [attempts] < ?",
                 claim);
         parse(claim);
+    }
+
+    @Test
+    void aClosingBracketInANameIsDoubled() {
+        assertEquals("[a]]b]", new SqlServerSql().quote("a]b"));
     }
 
     @Test
@@ -131,7 +138,8 @@ class SqlServerSqlTest {
 
     /**
      * Issue 15 item 4: a text state guard is exact. Default collations ignore case and {@code =} ignores trailing
-     * spaces, so the guard adds a binary-collation match with the code's byte length in the column's own type.
+     * spaces, so the guard adds a binary-collation match with the code's byte length in the column's own type
+     * (CHAR and NCHAR included: there the padded code and the padded value have one length).
      */
     @Test
     void textStateGuardIsExactInCaseAndTrailingSpaces() {
@@ -144,31 +152,45 @@ class SqlServerSqlTest {
                                 .terminal(Shipment.LOST)
                                 .build());
         String one = shipments.transition(1L, Shipment.NEW, Shipment.SHIPPED).sql();
-        assertEquals(
-                "UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] = 'NEW' AND [status] COLLATE"
-                        + " Latin1_General_100_BIN2 = 'NEW' AND DATALENGTH([status]) = DATALENGTH(LEFT([status], 0) +"
-                        + " 'NEW')",
-                one);
+        // the code in the column's own type: a CHAR(n) column pads it as it pads the value, so DATALENGTH matches
+        String exactNew = "[status] COLLATE Latin1_General_100_BIN2 = 'NEW' AND DATALENGTH([status]) ="
+                + " DATALENGTH(ISNULL(NULLIF([status], [status]), 'NEW'))";
+        assertEquals("UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] = 'NEW' AND " + exactNew, one);
         parse(one);
         String two = shipments.transition(1L, Shipment.LOST).sql();
         assertEquals(
-                "UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] IN ('NEW', 'SHIPPED') AND (([status]"
-                        + " COLLATE Latin1_General_100_BIN2 = 'NEW' AND DATALENGTH([status]) = DATALENGTH(LEFT([status],"
-                        + " 0) + 'NEW')) OR ([status] COLLATE Latin1_General_100_BIN2 = 'SHIPPED' AND"
-                        + " DATALENGTH([status]) = DATALENGTH(LEFT([status], 0) + 'SHIPPED')))",
+                "UPDATE [shipments] SET [status] = ? WHERE [id] = ? AND [status] IN ('NEW', 'SHIPPED') AND (("
+                        + exactNew + ") OR ([status] COLLATE Latin1_General_100_BIN2 = 'SHIPPED' AND"
+                        + " DATALENGTH([status]) = DATALENGTH(ISNULL(NULLIF([status], [status]), 'SHIPPED'))))",
                 two);
         parse(two);
     }
 
-    /** Parses T-SQL with Druid's SQL Server grammar; throws on anything it cannot parse completely. */
+    /**
+     * Parses T-SQL with Druid's SQL Server grammar, and applies {@link TsqlStrict}'s rules, which Druid does not
+     * enforce; throws on anything it cannot parse completely.
+     */
     static void parse(String tsql) {
         assertEquals(1, SQLUtils.parseStatements(tsql, DbType.sqlserver).size(), tsql);
+        assertEquals(List.of(), TsqlStrict.problems(tsql), tsql);
+        SqlRecorder.SEEN.add(tsql); // parsed: the independent parse reads it again
     }
 
     @Test
     void theParseCheckRejectsBrokenTsql() {
         assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE [s] IN (?, ?"));
         assertThrows(RuntimeException.class, () -> parse("UPDATE [orders] SET [s] = ? WHERE AND [s] = ?"));
+        // Druid accepts ORDER BY before UNION; SQL Server answers error 156 (learn.microsoft.com, UNION, example C)
+        assertThrows(
+                AssertionError.class,
+                () -> parse("SELECT TOP (1) [a] FROM [t] ORDER BY [a] UNION ALL SELECT [b] FROM [u]"));
+        parse(
+                "SELECT x.[a] FROM (SELECT TOP (1) [a] FROM [t] ORDER BY [a]) x UNION ALL SELECT [b] FROM [u] ORDER BY 1");
+        // READPAST alone fails under READ_COMMITTED_SNAPSHOT at READ COMMITTED (error 650)
+        assertEquals(
+                1,
+                TsqlStrict.problems("DELETE TOP (500) FROM [t] WITH (ROWLOCK, READPAST) WHERE [a] = 1")
+                        .size());
     }
 
     /** A data source for rendering only: Baton never connects when the dialect is given. */

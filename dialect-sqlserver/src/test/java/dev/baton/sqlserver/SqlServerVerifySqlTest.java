@@ -59,9 +59,14 @@ class SqlServerVerifySqlTest {
                                 + " [next_attempt_at] DATETIME2(6), [last_error] NVARCHAR(4000), [payment_status] INT,"
                                 + " [third_party_guid] VARCHAR(64), [created_at] DATETIME2(6),"
                                 + " [payment_transaction_id] VARCHAR(64), [pushed_at] DATETIME2(6))",
-                        "CREATE INDEX [ix_orders_order_sync_claim] ON [orders] ([sync_status], [payment_status], [id])"),
+                        // the guard's other column, lease, backoff and attempts ride along: rows the claim or the
+                        // sweep rejects are never looked up, and so never locked in the table
+                        "CREATE INDEX [ix_orders_order_sync_claim] ON [orders] ([sync_status], [payment_status], [id])"
+                                + " INCLUDE ([third_party_guid], [lease_until], [next_attempt_at], [attempts])"),
                 ddl);
         assertEquals(q.suggestedIndex(), ddl.get(1));
-        ddl.forEach(SqlServerSqlTest::parse);
+        SqlServerSqlTest.parse(ddl.get(0));
+        // Druid knows no INCLUDE: the index without it (the independent parse reads it whole)
+        SqlServerSqlTest.parse(ddl.get(1).substring(0, ddl.get(1).indexOf(" INCLUDE (")));
     }
 }

@@ -137,7 +137,24 @@ class SqlServerXactAbortTest {
         assertTrue(SqlServerDiagnostics.transactionEnded(SqlServerDiagnostics.XACT_ABORT, 0));
         assertTrue(SqlServerDiagnostics.transactionEnded(0, -1));
         assertFalse(SqlServerDiagnostics.transactionEnded(0, 1));
-        assertFalse(SqlServerDiagnostics.transactionEnded(512, 0), "NOCOUNT is another bit");
+        assertFalse(SqlServerDiagnostics.transactionEnded(512, 1), "NOCOUNT is another bit");
         SqlServerSqlTest.parse(SqlServerDiagnostics.TRANSACTION_STATE_SQL);
+    }
+
+    /**
+     * Without XACT_ABORT a unique violation raised in a trigger (which runs under XACT_ABORT ON) still rolls the
+     * caller's transaction back: {@code XACT_STATE()} answers 0, no transaction, and the result is no Conflict.
+     */
+    @Test
+    void noTransactionLeftAfterTheErrorHasEndedItWithoutXactAbort() throws Exception {
+        assertTrue(SqlServerDiagnostics.transactionEnded(0, 0));
+        SqlRecorder r = recorder(0, 0);
+        try (Connection c = r.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            assertThrows(TransactionRolledBackException.class, () -> orders(r)
+                    .transition(1L, Payment.PENDING, Payment.PAID)
+                    .set("payment_transaction_id", "tx")
+                    .apply(c));
+        }
     }
 }

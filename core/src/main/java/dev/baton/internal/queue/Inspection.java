@@ -426,11 +426,24 @@ public final class Inspection<S extends Enum<S>> {
         if (shape.sending != null) {
             active.add(shape.sending);
         }
+        List<String> key = new ArrayList<>();
+        for (String c : shape.indexOrder) {
+            key.add(c.endsWith(" DESC") ? c.substring(0, c.length() - " DESC".length()) : c);
+        }
+        List<String> residual = new ArrayList<>();
+        for (String c : new dev.baton.internal.UsedColumns()
+                .addConditions(shape.def.eligible(), "")
+                .names()) {
+            residual.add(Identifiers.quote(d, c));
+        }
+        residual.addAll(List.of(shape.qLease, shape.qNext, shape.qAttempts));
+        residual = residual.stream().distinct().filter(c -> !key.contains(c)).toList();
         return d.sql()
                 .claimIndex(
                         Identifiers.quote(d, base),
                         shape.qTable,
                         shape.indexOrder,
-                        shape.in(active).sql());
+                        shape.in(active).sql(),
+                        residual);
     }
 }

@@ -253,8 +253,8 @@ public final class QueueShape<S extends Enum<S>> {
             long key = lockKey(table + "\u0000" + name);
             // a table named without its schema is another table in each schema a connection starts in
             this.claimLock = Identifiers.splitTable(table).length > 1
-                    ? d.sql().exclusiveLock(key)
-                    : d.sql().exclusiveLockInCurrentSchema(key);
+                    ? d.sql().exclusiveLock(key, qTable)
+                    : d.sql().exclusiveLockInCurrentSchema(key, qTable);
             if (claimLock == null) {
                 throw new dev.baton.UnsupportedDatabaseException("queue '" + name + "': concurrencyPerKey needs an"
                         + " exclusive lock of the database, which dialect " + d.name() + " does not have");
