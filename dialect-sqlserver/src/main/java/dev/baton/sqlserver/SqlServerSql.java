@@ -188,10 +188,11 @@ final class SqlServerSql implements SqlVocabulary {
                 null);
     }
 
-    /** {@code UPDLOCK, ROWLOCK, READPAST}: the batch update's hints, on a read by id. */
+    /** {@code UPDLOCK, ROWLOCK, READPAST, READCOMMITTEDLOCK}: the batch update's hints, on a read by id. */
     @Override
     public String lockUnlockedIds(String quotedTable, String quotedIdColumn, int count) {
-        return "SELECT " + quotedIdColumn + " FROM " + quotedTable + " WITH (UPDLOCK, ROWLOCK, READPAST) WHERE "
-                + quotedIdColumn + " IN (" + Rows.placeholders(count) + ")";
+        return "SELECT " + quotedIdColumn + " FROM " + quotedTable
+                + " WITH (UPDLOCK, ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE " + quotedIdColumn + " IN ("
+                + Rows.placeholders(count) + ")";
     }
 }

@@ -96,7 +96,8 @@ class SqlServerLeaseSqlTest {
      */
     @Test
     void spentClaimableRowsFoundAreLockedPastLockedOnesAndMovedByIdUnderTheSameGuard() {
-        String lock = "SELECT [id] FROM [orders] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE [id] IN (?, ?)";
+        String lock =
+                "SELECT [id] FROM [orders] WITH (UPDLOCK, ROWLOCK, READPAST, READCOMMITTEDLOCK) WHERE [id] IN (?, ?)";
         SqlRecorder found = new SqlRecorder(
                 2,
                 sql -> sql.startsWith("SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0") || sql.equals(lock)
