@@ -68,6 +68,28 @@ class PostgresSynchronousEpochTest {
     }
 
     @Test
+    void onTheSynchronousClusterMarksMadeAfterCommitsTurnedAsynchronousKeepTheHold() throws Exception {
+        TestDatabase db = TestServer.POSTGRES_STREAMING_SYNC.get();
+        String names = setting(db, "synchronous_standby_names");
+        assertTrue(!names.isEmpty(), "the synchronous cluster names its standby");
+        try {
+            // as pg_auto_failover does when a standby is unhealthy: no standby named, commits no longer wait
+            setStandbyNames(db, "");
+            ClaimQueue<Sync> queue = markFiveThenChangeTheEpoch(db);
+            long millis = millisToFirstClaim(queue);
+            System.out.println("du: synchronous cluster turned asynchronous, epoch change -> first claimed row: "
+                    + millis + " ms");
+            EpochChange change = onlyChange();
+            assertEquals(MARKED, change.marksNotKnownDurable(), "no commit waited for the standby: " + change);
+            assertTrue(
+                    millis >= EpochChange.HOLD.toMillis() - 500,
+                    "the first claim came " + millis + " ms after the change, within the hold: " + change);
+        } finally {
+            setStandbyNames(db, names);
+        }
+    }
+
+    @Test
     void onTheAsynchronousClusterClaimsHoldAfterAnEpochChange() {
         ClaimQueue<Sync> queue = markFiveThenChangeTheEpoch(TestServer.POSTGRES_STREAMING_ASYNC.get());
         long millis = millisToFirstClaim(queue);
@@ -137,6 +159,26 @@ class PostgresSynchronousEpochTest {
             }
         }
         throw new AssertionError("no row claimed within " + 2 * EpochChange.HOLD.toSeconds() + " s: " + changes);
+    }
+
+    private static String setting(TestDatabase db, String name) throws java.sql.SQLException {
+        try (java.sql.Connection c = db.connect();
+                java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "')")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** Sets the primary's {@code synchronous_standby_names} and waits until a new session sees it. */
+    private static void setStandbyNames(TestDatabase db, String names) throws Exception {
+        db.execute("ALTER SYSTEM SET synchronous_standby_names = '" + names + "'", "SELECT pg_reload_conf()");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!setting(db, "synchronous_standby_names").equals(names)) {
+            assertTrue(System.nanoTime() - deadline < 0, "the reload took effect");
+            Thread.sleep(20);
+        }
+        Thread.sleep(200); // the pool's idle sessions reload when they next wait for a command
     }
 
     private EpochChange onlyChange() {
