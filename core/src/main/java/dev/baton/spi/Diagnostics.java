@@ -86,8 +86,9 @@ public interface Diagnostics {
      * reads before each claim of a queue with a non-idempotent sink. A SENDING mark whose commit started after a
      * reading that found synchronous commits, and returned before any reading found otherwise, is known durable; when
      * this process's last reading before an epoch change found synchronous commits and none of its marks was lost, the
-     * claims after the change are not held ({@link dev.baton.EpochChange#HOLD}). Default: {@link #epoch}, never
-     * synchronous.
+     * claims after the change are not held ({@link dev.baton.EpochChange#HOLD}). A dialect that overrides it reports
+     * the same epoch as {@link #epoch}, and true only when a commit made now returns after another server a failover
+     * could promote has it. Default: {@link #epoch}, never synchronous.
      *
      * @param connection a connection about to claim
      * @throws SQLException if the server cannot be asked
