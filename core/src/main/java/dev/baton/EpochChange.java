@@ -8,8 +8,10 @@ package dev.baton;
  * <p>A failover to a standby that lacked the last commits of the old writer loses them: SENDING marks, completions.
  * A row whose mark is gone is claimable again on the new writer, and a second claim would make its irreversible call a
  * second time. Baton keeps, per queue (its table and name) and data source in the process, shared by every {@link
- * ClaimQueue} object built for the queue, the SENDING marks it committed within the last {@link #WINDOW} that were not
- * known durable on a standby ({@link SendDurability#OFF}, or a {@link SendDurability#WARN} wait that ran out). A mark
+ * ClaimQueue} object built for the queue, the SENDING marks it committed within the last {@link #WINDOW} under {@link
+ * SendDurability#OFF} or after a {@link SendDurability#WARN} wait that ran out; under {@code OFF} a mark is known
+ * durable when the claims' reads of the writer ({@link dev.baton.spi.Diagnostics#writer}) found synchronous commits
+ * from before it was sent until it returned. A mark
  * is dropped when the process itself puts the row back in the claimable state afterwards (a retry or release of the
  * claim, {@link UnknownSends#resolveNotSent}; not inside a caller's transaction): the row is due again by a verdict
  * that nothing was sent. When the epoch changes, the first claim of the queue in the process (also one in a caller's
@@ -19,7 +21,9 @@ package dev.baton;
  *
  * <p>The record is in the memory of the process that made the marks. So that another process of the queue does not
  * claim those rows before their owner has moved them, a process that sees a new writer claims nothing from the queue
- * for {@link #HOLD} (unless the queue's policy is {@link SendDurability#REQUIRE}, under which no mark can be lost):
+ * for {@link #HOLD} (unless the queue's policy is {@link SendDurability#REQUIRE}, under which no mark can be lost, or
+ * the process's last read of the old writer found synchronous commits and every mark it kept was known durable, none
+ * lost and none dropped):
  * live processes reach the new writer within that, and each moves its own lost marks first. That assumes each of them
  * claims at least every half of {@link #HOLD}: a {@link Worker} refuses to start with a longer idle poll on such a
  * queue, and a caller that claims by itself must claim as often. A worker process that ends with the old writer, or one
@@ -32,8 +36,8 @@ package dev.baton;
  * @param marksNotKnownDurable SENDING marks this process committed within the {@link #WINDOW} before the change that
  *     no standby was known to have, less those whose rows it put back in the claimable state since: the sends a
  *     failover could have made in doubt
- * @param lostMarks of those, rows the new writer had without their mark (claimable or processing): moved to the
- *     unknown state, the sends in doubt that this process found
+ * @param lostMarks rows of the marks kept (known durable or not) that the new writer had without their mark
+ *     (claimable or processing): moved to the unknown state, the sends in doubt that this process found
  * @param untracked marks not kept because more than {@link #MAX_TRACKED} were made within the window (0 normally): a
  *     row among them that lost its mark is claimable again
  */

@@ -82,6 +82,22 @@ public interface Diagnostics {
     }
 
     /**
+     * The writer's {@linkplain #epoch epoch} and whether its commits are synchronous now, in one round trip: what Baton
+     * reads before each claim of a queue with a non-idempotent sink. A SENDING mark whose commit started after a
+     * reading that found synchronous commits, and returned before any reading found otherwise, is known durable; when
+     * this process's last reading before an epoch change found synchronous commits and none of its marks was lost, the
+     * claims after the change are not held ({@link dev.baton.EpochChange#HOLD}). A dialect that overrides it reports
+     * the same epoch as {@link #epoch}, and true only when a commit made now returns after another server a failover
+     * could promote has it. Default: {@link #epoch}, never synchronous.
+     *
+     * @param connection a connection about to claim
+     * @throws SQLException if the server cannot be asked
+     */
+    default Optional<WriterEpoch> writer(Connection connection) throws SQLException {
+        return epoch(connection).map(e -> new WriterEpoch(e, false));
+    }
+
+    /**
      * Checks that an index serves a claim (no full scan, no sort of every candidate), by asking the planner, and
      * returns a description of the problem if not. The default checks nothing.
      *

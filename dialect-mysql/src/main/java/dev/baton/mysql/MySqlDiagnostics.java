@@ -5,6 +5,7 @@ import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.WriterEpoch;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -217,6 +218,48 @@ final class MySqlDiagnostics implements Diagnostics {
         } catch (SQLException e) {
             if (mariaDb && e.getErrorCode() == UNKNOWN_SYSTEM_VARIABLE) {
                 return serverIdEpoch(connection);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #MARIADB_EPOCH_SQL} and whether MariaDB's semi-synchronous replication is ON now: the status is read from
+     * {@code information_schema.GLOBAL_STATUS} only when the primary has it enabled.
+     */
+    static final String MARIADB_WRITER_SQL = "SELECT @@GLOBAL.read_only, @@GLOBAL.server_id, @@GLOBAL.wsrep_on,"
+            + " IF(@@GLOBAL.rpl_semi_sync_master_enabled, (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+            + " WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS'), 'OFF')";
+
+    /**
+     * The {@linkplain #epoch epoch}, and whether a commit made now is held by another server a failover would promote,
+     * in the same round trip: on MariaDB, {@code Rpl_semi_sync_master_status} ON (a commit returns once a
+     * semi-synchronous replica has acknowledged it, see {@link #standbysFlushedTo}; a commit that waits out {@code
+     * rpl_semi_sync_master_timeout} switches it OFF, which the next reading sees); on a Galera node, Synced in a
+     * Primary component of two or more ({@link GaleraDurability}). MySQL's replication is never reported synchronous.
+     */
+    @Override
+    public Optional<WriterEpoch> writer(Connection connection) throws SQLException {
+        if (!isMariaDb(connection)) {
+            return epoch(connection).map(e -> new WriterEpoch(e, false));
+        }
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(MARIADB_WRITER_SQL)) {
+            if (!rs.next() || rs.getBoolean(1)) {
+                return Optional.empty();
+            }
+            if (rs.getBoolean(3)) {
+                GaleraDurability.Status status = GaleraDurability.status(connection);
+                return status.galera()
+                        ? Optional.of(
+                                new WriterEpoch("galera " + status.clusterStateUuid(), status.otherNodesHolding() > 0))
+                        : Optional.empty();
+            }
+            return Optional.of(new WriterEpoch("server_id " + rs.getLong(2), "ON".equalsIgnoreCase(rs.getString(4))));
+        } catch (SQLException e) {
+            if (e.getErrorCode() == UNKNOWN_SYSTEM_VARIABLE) {
+                // built without Galera or without semi-synchronous replication: neither can make a commit durable
+                return epoch(connection).map(epoch -> new WriterEpoch(epoch, false));
             }
             throw e;
         }

@@ -5,6 +5,7 @@ import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.WriterEpoch;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,9 +22,14 @@ import java.util.regex.Pattern;
 
 /** PostgreSQL's errors by SQLState (pgjdbc chains causes), and its claim plans by EXPLAIN. */
 final class PostgresDiagnostics implements Diagnostics {
-    /** The writer's timeline, or NULL on a server in recovery ({@link #epoch}). */
+    /**
+     * The writer's timeline, or NULL on a server in recovery ({@link #epoch}), and whether this session's commits wait
+     * for a synchronous standby ({@link #writer}).
+     */
     static final String EPOCH_SQL = "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE ('x' ||"
-            + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END";
+            + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END,"
+            + " current_setting('synchronous_commit') IN ('on', 'remote_write', 'remote_apply')"
+            + " AND current_setting('synchronous_standby_names') <> ''";
 
     private static final Pattern INDEX_SCAN = Pattern.compile("Index (?:Only )?Scan(?: Backward)? using (\\S+) on");
     private static final Pattern UNIQUE = Pattern.compile("unique constraint \"([^\"]+)\"");
@@ -157,13 +163,30 @@ final class PostgresDiagnostics implements Diagnostics {
      */
     @Override
     public Optional<String> epoch(Connection connection) throws SQLException {
+        return writer(connection).map(WriterEpoch::epoch);
+    }
+
+    /**
+     * The {@linkplain #epoch timeline}, in the same statement as the session's {@code synchronous_commit} and the
+     * server's {@code synchronous_standby_names}: with {@code on}, {@code remote_write} or {@code remote_apply} and a
+     * standby named, a commit returns only once a synchronous standby has its WAL (flushed, written, or applied), and
+     * a promotion of that standby keeps it. {@code local} and {@code off} never wait, nor does any setting with no
+     * standby named (pg_auto_failover's {@code wait_primary}, a new primary before a standby caught up). Two settings
+     * read by the same round trip: nothing is added to a claim's cost that the bench's {@code epoch-read} workload can
+     * tell apart.
+     */
+    @Override
+    public Optional<WriterEpoch> writer(Connection connection) throws SQLException {
         try (PreparedStatement s = connection.prepareStatement(EPOCH_SQL);
                 ResultSet rs = s.executeQuery()) {
             if (!rs.next()) {
                 return Optional.empty();
             }
             int timeline = rs.getInt(1);
-            return rs.wasNull() ? Optional.empty() : Optional.of("timeline " + timeline);
+            if (rs.wasNull()) {
+                return Optional.empty();
+            }
+            return Optional.of(new WriterEpoch("timeline " + timeline, rs.getBoolean(2)));
         }
     }
 

@@ -14,6 +14,7 @@ import dev.baton.EpochChange;
 import dev.baton.LeaseResult;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.WriterEpoch;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
@@ -145,6 +146,14 @@ class PostgresEpochMoveTest {
                 Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
                     if (method.getName().equals("epoch")) {
                         return Optional.of(epoch.get());
+                    }
+                    if (method.getName().equals("writer")) {
+                        // the epoch is the test's; whether commits are synchronous is the server's answer
+                        Optional<?> real0 = (Optional<?>) invoke(real.diagnostics(), method, args);
+                        return Optional.of(new WriterEpoch(
+                                epoch.get(),
+                                real0.map(w -> ((WriterEpoch) w).synchronousCommits())
+                                        .orElse(false)));
                     }
                     return invoke(real.diagnostics(), method, args);
                 });

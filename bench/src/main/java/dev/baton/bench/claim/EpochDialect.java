@@ -9,6 +9,7 @@ import dev.baton.spi.DialectTraits;
 import dev.baton.spi.Notifications;
 import dev.baton.spi.OwnTableDialect;
 import dev.baton.spi.SqlVocabulary;
+import dev.baton.spi.WriterEpoch;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -96,6 +97,9 @@ final class EpochDialect implements Dialect {
         InvocationHandler handler = (proxy, method, args) -> {
             if (method.getName().equals("epoch") && method.getParameterCount() == 1) {
                 return read.read((Connection) args[0]);
+            }
+            if (method.getName().equals("writer") && method.getParameterCount() == 1) {
+                return read.read((Connection) args[0]).map(e -> new WriterEpoch(e, false));
             }
             if (method.getDeclaringClass() == Object.class) {
                 return switch (method.getName()) {

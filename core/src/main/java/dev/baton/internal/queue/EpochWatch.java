@@ -6,6 +6,7 @@ import dev.baton.internal.Engine;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
+import dev.baton.spi.WriterEpoch;
 import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,13 +27,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Contract item 4 of issue 24 for a queue with a non-idempotent sink: reads the writer's epoch ({@link
- * dev.baton.spi.Diagnostics#epoch}) on the claim's connection before each claim, and keeps the SENDING marks this
- * process committed within {@link EpochChange#WINDOW} that were not known durable on a standby. When the epoch
- * changes, the rows of those marks that the new writer holds in the claimable or processing state (their mark was
- * lost with the old writer) move to the unknown state, with the quarantine an expired send gets, before the claim
- * runs; listeners hear {@link dev.baton.BatonListener#onEpochChange}. Claims of other threads wait for the move.
- * Thread-safe.
+ * For a queue with a non-idempotent sink: reads the writer's epoch and whether its
+ * commits are synchronous ({@link dev.baton.spi.Diagnostics#writer}, one round trip) on the claim's connection before
+ * each claim, and keeps the SENDING marks this process committed within {@link EpochChange#WINDOW}, each known
+ * durable or not: known durable when its statement was sent after a reading that found synchronous commits and no
+ * reading found otherwise until it returned (no query of its own). When the epoch changes, the rows of those marks
+ * that the new writer holds in the claimable or processing state (their mark was lost with the old writer) move to the
+ * unknown state, with the quarantine an expired send gets, before the claim runs; listeners hear {@link
+ * dev.baton.BatonListener#onEpochChange}. Claims of other threads wait for the move. Claims then hold for {@link
+ * EpochChange#HOLD} unless the last reading of the old writer found synchronous commits, every mark kept was known
+ * durable, none was dropped, and none was lost. Thread-safe.
  *
  * <p>The record (the epoch last seen, the marks, the hold) is one per queue (its table and name) and data source in
  * this JVM, shared by every {@code ClaimQueue} object built for it, as the wake-ups share their registry: a second
@@ -57,15 +61,28 @@ final class EpochWatch<S extends Enum<S>> {
      */
     private static final List<Keyed> RECORDS = new ArrayList<>();
 
+    /**
+     * A SENDING mark: when it returned, and whether it is known durable (its commit started after a reading of the
+     * writer that found synchronous commits, and no reading found otherwise until it returned).
+     */
+    private record Mark(long at, boolean durable) {}
+
     private record Keyed(WeakReference<DataSource> dataSource, Map<String, Record> queues) {}
 
     /** What this JVM knows of one queue's writer and marks. */
     private static final class Record {
         /**
-         * When each tracked row was marked ({@link System#nanoTime()}), by its id's key, oldest first; guarded by
-         * itself.
+         * When each tracked row was marked ({@link System#nanoTime()}), and whether the mark is known durable, by its
+         * id's key, oldest first; guarded by itself.
          */
-        final LinkedHashMap<Object, Long> marks = new LinkedHashMap<>();
+        final LinkedHashMap<Object, Mark> marks = new LinkedHashMap<>();
+        /**
+         * When the readings of the writer began to find synchronous commits without a break ({@link
+         * System#nanoTime()} before the first of them), 0 when the last one did not; guarded by {@link #marks}.
+         */
+        long synchronousSince;
+        /** When the last reading that did not find synchronous commits began; guarded by {@link #marks}. */
+        long asynchronousAt = System.nanoTime();
         /** Marks dropped because more than {@link EpochChange#MAX_TRACKED} were kept; guarded by {@link #marks}. */
         long untracked;
         /** Set when the server refused the epoch query for another reason than a failover: never asked again. */
@@ -117,12 +134,25 @@ final class EpochWatch<S extends Enum<S>> {
 
     /** A SENDING mark of row {@code id} committed and not known durable on a standby. */
     void notKnownDurable(Object id) {
+        track(id, 0, false);
+    }
+
+    /**
+     * A SENDING mark of row {@code id} committed by a statement sent at {@code sentNanos} ({@link System#nanoTime()}):
+     * known durable when every reading of the writer from before it was sent until now found synchronous commits.
+     */
+    void marked(Object id, long sentNanos) {
+        track(id, sentNanos, true);
+    }
+
+    private void track(Object id, long sentNanos, boolean maybeDurable) {
         Object key = FencedWrites.idKey(id);
         Record r = record;
         synchronized (r.marks) {
             long now = System.nanoTime(); // taken under the lock: the map stays in the order of these times
+            boolean durable = maybeDurable && r.synchronousSince != 0 && r.synchronousSince - sentNanos < 0;
             r.marks.remove(key); // a row marked again moves to the end
-            r.marks.put(key, now);
+            r.marks.put(key, new Mark(now, durable));
             prune(now);
             if (r.marks.size() > EpochChange.MAX_TRACKED) {
                 Iterator<Object> eldest = r.marks.keySet().iterator();
@@ -143,8 +173,8 @@ final class EpochWatch<S extends Enum<S>> {
         }
         Object key = FencedWrites.idKey(id);
         synchronized (record.marks) {
-            Long at = record.marks.get(key);
-            if (at != null && at - sentNanos < 0) { // a mark after the write is a later claim's
+            Mark at = record.marks.get(key);
+            if (at != null && at.at() - sentNanos < 0) { // a mark after the write is a later claim's
                 record.marks.remove(key);
             }
         }
@@ -181,9 +211,10 @@ final class EpochWatch<S extends Enum<S>> {
             return true;
         }
         boolean callers = shape.engine.inHostTransaction();
-        Optional<String> read;
+        Optional<WriterEpoch> read;
+        long readAt = System.nanoTime();
         try {
-            read = shape.dialect.diagnostics().epoch(c);
+            read = shape.dialect.diagnostics().writer(c);
         } catch (SQLException e) {
             SqlError error = shape.dialect.diagnostics().classify(e);
             if (error.retryable() || error.failover()) {
@@ -201,29 +232,42 @@ final class EpochWatch<S extends Enum<S>> {
             }
             return true;
         }
-        if (read.isEmpty() || read.get().equals(r.current)) {
+        if (read.isEmpty()) {
+            observe(readAt, false);
+            return !holding();
+        }
+        if (read.get().epoch().equals(r.current)) {
+            observe(readAt, read.get().synchronousCommits());
             return !holding(); // another thread may have seen the change a moment ago
         }
         synchronized (r) {
             String before = r.current;
-            String now = read.get();
+            String now = read.get().epoch();
             if (now.equals(before)) {
+                observe(readAt, read.get().synchronousCommits());
                 return !holding(); // another claim moved them
             }
             if (before == null) {
+                observe(readAt, read.get().synchronousCommits());
                 r.current = now; // this queue's first claim here: nothing marked can be on another writer's past
                 return true;
             }
             Set<Object> ids = new LinkedHashSet<>();
+            int notDurable = 0;
             long dropped;
+            boolean wasSynchronous;
             Long last = null;
             synchronized (r.marks) {
                 prune(System.nanoTime());
-                for (Map.Entry<Object, Long> m : r.marks.entrySet()) {
+                for (Map.Entry<Object, Mark> m : r.marks.entrySet()) {
+                    // marks known durable are looked up too: a switch to asynchronous commits between two readings
+                    // is seen by no reading, and a lost one found here still goes to reconciliation
                     ids.add(m.getKey());
-                    last = m.getValue();
+                    last = m.getValue().at();
+                    notDurable += m.getValue().durable() ? 0 : 1;
                 }
                 dropped = r.untracked;
+                wasSynchronous = r.synchronousSince != 0;
             }
             if (!now.equals(r.moving)) {
                 r.moving = now;
@@ -249,14 +293,21 @@ final class EpochWatch<S extends Enum<S>> {
             r.found = new LinkedHashSet<>();
             synchronized (r.marks) {
                 // marks made since were made on the new writer (or refused): only those up to here were in doubt
-                Iterator<Long> times = r.marks.values().iterator();
-                while (last != null && times.hasNext() && times.next() - last <= 0) {
+                Iterator<Mark> times = r.marks.values().iterator();
+                while (last != null && times.hasNext() && times.next().at() - last <= 0) {
                     times.remove();
                 }
                 r.untracked -= dropped;
+                // the old writer's readings say nothing of the new one's commits: its run starts with the next one
+                r.synchronousSince = 0;
+                r.asynchronousAt = readAt;
             }
-            EpochChange change = new EpochChange(shape.name, before, now, ids.size(), moved, dropped);
-            boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE;
+            EpochChange change = new EpochChange(shape.name, before, now, notDurable, moved, dropped);
+            // the other processes' marks are not in this record: they can have been lost only if the old writer's
+            // commits were not synchronous (as far as this process saw, up to its last reading and through its own
+            // marks, none of which was lost)
+            boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE
+                    && (!wasSynchronous || notDurable > 0 || dropped > 0 || moved > 0);
             if (hold) {
                 // the other processes' marks: no claim until they have had the time to move theirs
                 r.holdUntil = Math.max(1, System.nanoTime() + EpochChange.HOLD.toNanos());
@@ -265,25 +316,30 @@ final class EpochWatch<S extends Enum<S>> {
             if (moved > 0) {
                 log.warn(
                         "queue '{}': the writer changed ({} -> {}), a failover: of the {} SENDING mark(s) this process made"
-                                + " in the last {} s that no standby was known to have, {} were gone on the new writer;"
-                                + " those sends are in doubt and their rows are now unknown, for reconciliation{}",
+                                + " in the last {} s ({} not known durable on a standby), {} were gone on the new"
+                                + " writer; those sends are in doubt and their rows are now unknown, for reconciliation{}",
                         shape.name,
                         before,
                         now,
                         ids.size(),
                         EpochChange.WINDOW.toSeconds(),
+                        notDurable,
                         moved,
                         change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
             } else {
                 log.info(
                         "queue '{}': the writer changed ({} -> {}), a failover; every SENDING mark of the last {} s"
-                                + " that this process made ({}) is on the new writer{}",
+                                + " that this process made ({}, {} not known durable) is on the new writer{}; {}",
                         shape.name,
                         before,
                         now,
                         EpochChange.WINDOW.toSeconds(),
                         ids.size(),
-                        change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)");
+                        notDurable,
+                        change.untracked() == 0 ? "" : " (" + change.untracked() + " older marks were not kept)",
+                        hold
+                                ? "claims hold for " + EpochChange.HOLD.toSeconds() + " s"
+                                : "the old writer's commits were synchronous: claims go on");
             }
             // the move committed by itself, also in a caller's transaction (whose rollback does not undo it)
             shape.engine.fireAfterOwnCommit(l -> l.onEpochChange(change));
@@ -291,10 +347,26 @@ final class EpochWatch<S extends Enum<S>> {
         }
     }
 
+    /** A reading of the writer begun at {@code readAt} found its commits synchronous or not. */
+    private void observe(long readAt, boolean synchronous) {
+        Record r = record;
+        synchronized (r.marks) {
+            if (!synchronous) {
+                r.synchronousSince = 0;
+                if (readAt - r.asynchronousAt > 0) {
+                    r.asynchronousAt = readAt;
+                }
+            } else if (r.synchronousSince == 0 && readAt - r.asynchronousAt > 0) {
+                // a reading begun before the last one that found asynchronous commits starts no run
+                r.synchronousSince = readAt;
+            }
+        }
+    }
+
     /** Drops marks older than the window; the caller holds the record's marks. */
     private void prune(long now) {
-        Iterator<Long> times = record.marks.values().iterator();
-        while (times.hasNext() && now - times.next() > WINDOW_NANOS) {
+        Iterator<Mark> times = record.marks.values().iterator();
+        while (times.hasNext() && now - times.next().at() > WINDOW_NANOS) {
             times.remove();
         }
     }

@@ -267,6 +267,7 @@ public final class FencedWrites<S extends Enum<S>> {
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
         SendDurability policy = shape.def.sendDurability();
         if (policy == SendDurability.OFF) {
+            long sent = System.nanoTime(); // before the first attempt: a retry's commit starts later still
             LeaseResult<S> result = shape.engine
                     .autocommit(
                             "mark sending in queue '" + shape.name + "'",
@@ -274,7 +275,7 @@ public final class FencedWrites<S extends Enum<S>> {
                             c -> runAfterLostReply(c, List.of(p)))
                     .get(0);
             if (result.done()) {
-                shape.epochs.notKnownDurable(row.id());
+                shape.epochs.marked(row.id(), sent);
             }
             return result;
         }

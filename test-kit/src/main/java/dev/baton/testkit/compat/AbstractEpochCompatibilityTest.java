@@ -16,6 +16,7 @@ import dev.baton.Outcome;
 import dev.baton.Worker;
 import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
+import dev.baton.spi.WriterEpoch;
 import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testservers.TestDatabase;
 import java.lang.reflect.InvocationTargetException;
@@ -206,6 +207,14 @@ public abstract class AbstractEpochCompatibilityTest extends DatabaseSuite {
                 Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
                     if (method.getName().equals("epoch")) {
                         return Optional.of(epoch.get());
+                    }
+                    if (method.getName().equals("writer")) {
+                        // the epoch is the test's; whether commits are synchronous is the server's answer
+                        Optional<?> real0 = (Optional<?>) invoke(real.diagnostics(), method, args);
+                        return Optional.of(new WriterEpoch(
+                                epoch.get(),
+                                real0.map(w -> ((WriterEpoch) w).synchronousCommits())
+                                        .orElse(false)));
                     }
                     return invoke(real.diagnostics(), method, args);
                 });
