@@ -21,6 +21,7 @@ class NullMarkedPackagesTest {
                 "dev.baton.spring",
                 "dev.baton.spring.boot",
                 "dev.baton.spring.boot.actuate",
+                "dev.baton.spring.boot.health",
                 "dev.baton.spring.boot.metrics",
                 "dev.baton.spring.boot.tracing",
                 "dev.baton.micrometer",

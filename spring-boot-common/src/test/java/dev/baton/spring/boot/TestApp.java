@@ -27,10 +27,10 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -204,12 +204,14 @@ class TestApp {
     /** The application's pool behind a switch that makes every new connection fail: a database that stops answering. */
     @Configuration(proxyBeanMethods = false)
     static class OutageConfig {
+        // read from the environment: DataSourceProperties moved to another package in Spring Boot 4
         @Bean
-        Outage dataSource(DataSourceProperties properties) {
-            return new Outage(properties
-                    .initializeDataSourceBuilder()
-                    .type(HikariDataSource.class)
-                    .build());
+        Outage dataSource(Environment env) {
+            HikariDataSource pool = new HikariDataSource();
+            pool.setJdbcUrl(env.getRequiredProperty("spring.datasource.url"));
+            pool.setUsername(env.getProperty("spring.datasource.username"));
+            pool.setPassword(env.getProperty("spring.datasource.password"));
+            return new Outage(pool);
         }
     }
 
