@@ -51,10 +51,18 @@ class ConsoleHttpTest {
         final String user;
 
         Client(String base, String user) {
-            this.http = HttpClient.newBuilder()
-                    .cookieHandler(new CookieManager())
-                    .followRedirects(HttpClient.Redirect.NEVER)
-                    .build();
+            this(
+                    HttpClient.newBuilder()
+                            .cookieHandler(new CookieManager())
+                            .followRedirects(HttpClient.Redirect.NEVER)
+                            .build(),
+                    base,
+                    user);
+        }
+
+        /** A client on {@code http}'s cookie jar: one browser talking to another instance. */
+        Client(HttpClient http, String base, String user) {
+            this.http = http;
             this.base = base;
             this.user = user;
         }

@@ -42,7 +42,8 @@ public final class ConsoleApp {
     private final Duration sampleInterval;
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
-    private final Csrf csrf = new Csrf();
+    private final Csrf csrf;
+    private final boolean secureCookie;
     private final Confirmations confirmations = new Confirmations();
     private final ArrayDeque<ConsoleAction> recent = new ArrayDeque<>();
 
@@ -55,7 +56,9 @@ public final class ConsoleApp {
             int samples,
             Duration sampleInterval,
             Logger audit,
-            List<Consumer<ConsoleAction>> auditListeners) {
+            List<Consumer<ConsoleAction>> auditListeners,
+            Csrf csrf,
+            boolean secureCookie) {
         Map<String, QueueAdmin<?>> qs = new LinkedHashMap<>();
         Map<String, Sampler> ss = new LinkedHashMap<>();
         for (QueueAdmin<?> q : queues) {
@@ -71,6 +74,8 @@ public final class ConsoleApp {
         this.sampleInterval = sampleInterval;
         this.audit = audit;
         this.auditListeners = List.copyOf(auditListeners);
+        this.csrf = csrf;
+        this.secureCookie = secureCookie;
     }
 
     /** Measures every queue once. */
@@ -127,10 +132,12 @@ public final class ConsoleApp {
             session = csrf.newSession();
             headers.put(
                     "Set-Cookie",
-                    SESSION_COOKIE + "=" + session + "; Path=" + request.basePath() + "; HttpOnly; SameSite=Strict");
+                    SESSION_COOKIE + "=" + session + "; Path=" + request.basePath() + "; Max-Age="
+                            + csrf.lifetime().toSeconds() + "; HttpOnly; SameSite=Strict"
+                            + (secureCookie || request.secure() ? "; Secure" : ""));
         }
         boolean mayOperate = operate && user.may(ConsolePermission.OPERATE);
-        String token = mayOperate ? csrf.token(session, user.name()) : null;
+        String token = mayOperate ? csrf.token(session, user.name(), Instant.now()) : null;
         String who = Html.text(user.name()) + (mayOperate ? " (operate)" : " (read only)");
         try {
             checkSizes(request);
@@ -158,12 +165,15 @@ public final class ConsoleApp {
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
-                    if (!csrf.check(request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"))) {
+                    if (!csrf.check(
+                            request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"), Instant.now())) {
                         LOG.warn(
-                                "console: refused an action of '{}': missing or wrong CSRF token",
+                                "console: refused an action of '{}': missing, expired or wrong CSRF token",
                                 oneLine(clipped(user.name())));
                         return respond(
-                                403, headers, Pages.status(403, "Missing or wrong CSRF token; reload the page."));
+                                403,
+                                headers,
+                                Pages.status(403, "Missing, expired or wrong CSRF token; reload the page."));
                     }
                     return action(request, headers, who, token, user, session);
                 }
