@@ -1,6 +1,8 @@
 package dev.baton.console.internal;
 
+import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowPage;
 import dev.baton.UnknownRow;
 import dev.baton.Worker;
 import dev.baton.console.ConsoleAction;
@@ -240,12 +242,31 @@ public final class ConsoleApp {
         QueueAdmin<?> q = queueOf(request);
         Object deadAfter = idParam(q, request, "dead");
         Object unknownAfter = idParam(q, request, "unknown");
-        List<DeadRow> dead = q.deadPage(deadAfter, pageSize);
+        String find = request.param("find");
+        if (find != null && find.isBlank()) {
+            find = null;
+        }
+        if (find != null && find.length() > DeadLetters.SEARCH_TEXT) {
+            throw new BadRequest("The text to look for is longer than " + DeadLetters.SEARCH_TEXT + " characters.");
+        }
+        String order = request.param("order");
+        if (order != null && !order.equals("newest") && !order.equals("oldest")) {
+            throw new BadRequest("Order by \"newest\" or \"oldest\".");
+        }
+        boolean newest = "newest".equals(order);
+        DeadRowPage dead;
+        if (find == null && !newest) {
+            List<DeadRow> rows = q.deadPage(deadAfter, pageSize);
+            dead = new DeadRowPage(
+                    rows, rows.size() == pageSize ? rows.get(rows.size() - 1).id() : null, rows.size());
+        } else {
+            dead = q.deadSearch(find, newest, deadAfter, pageSize);
+        }
         List<UnknownRow> unknown = q.unknownPage(unknownAfter, pageSize);
         String body = Pages.queue(
                 q,
                 samplers.get(q.name()),
-                dead,
+                new Pages.DeadList(dead, find, newest),
                 deadAfter == null ? null : Ids.encode(deadAfter),
                 unknown,
                 unknownAfter == null ? null : Ids.encode(unknownAfter),
