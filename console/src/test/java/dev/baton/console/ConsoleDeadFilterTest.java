@@ -53,7 +53,7 @@ class ConsoleDeadFilterTest {
         }
 
         private ConsoleFixture open(int pageSize) {
-            f = new ConsoleFixture(database(), false, pageSize, b -> {});
+            f = new ConsoleFixture(database(), "cn2_filter", false, pageSize, b -> {});
             f.seed(5);
             f.insert("k-1", Sync.FAILED, 3, "receiver 422: card declined", "a");
             f.insert("k-2", Sync.FAILED, 3, "RECEIVER 422: Card Declined", "b");

@@ -77,7 +77,7 @@ class ConsoleInstancesTest {
 
         /** Instance A: the fixture's console and server; the rows seeded. */
         private ConsoleFixture first(String key) {
-            a = new ConsoleFixture(database(), true, 50, b -> {
+            a = new ConsoleFixture(database(), "cn2_instances", true, 50, b -> {
                 if (key != null) {
                     b.csrfKey(key);
                 }
