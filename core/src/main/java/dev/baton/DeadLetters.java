@@ -80,6 +80,35 @@ public final class DeadLetters<S extends Enum<S>> {
         return statements.list(afterId, limit);
     }
 
+    /** The most dead rows one page of {@link #search} looks at: 10,000. */
+    public static final int SEARCH_SCAN = DeadLetterStatements.SEARCH_SCAN;
+
+    /** The longest text {@link #search} takes: 200 characters. */
+    public static final int SEARCH_TEXT = DeadLetterStatements.SEARCH_TEXT;
+
+    /**
+     * A page of the dead rows whose error contains {@code errorContains} (ignoring case; {@code %}, {@code _} and
+     * every other character match only themselves), lowest or highest id first, after {@code afterId}. Bounded: the
+     * page looks at the next {@value #SEARCH_SCAN} dead rows in that order at most (two statements: the end of that
+     * window by the state and id index, then the matching rows within it), so a search that matches nothing costs no
+     * more than {@value #SEARCH_SCAN} index entries and rows however many rows are dead; the result says where to go on
+     * ({@link DeadRowPage#continueAfter()}). Without a text it pages all dead rows, as {@link #listAfter} does, in
+     * either order. No lock.
+     *
+     * @param errorContains the text to look for in the error column, 1..{@value #SEARCH_TEXT} characters, or null for
+     *     every dead row
+     * @param highestFirst true for the highest id first (the newest, for ids that grow), false for the lowest
+     * @param afterId the {@link DeadRowPage#continueAfter()} of the previous page, or null for the first
+     * @param limit the page size, 1..1000
+     * @return the page
+     * @throws ConfigurationException if {@code limit} is outside 1..1000 or the text is empty or longer than
+     *     {@value #SEARCH_TEXT} characters (before any SQL)
+     */
+    public DeadRowPage search(
+            @Nullable String errorContains, boolean highestFirst, @Nullable Object afterId, int limit) {
+        return statements.search(errorContains, highestFirst, afterId, limit);
+    }
+
     /**
      * The number of rows in the dead state, counted up to {@code limit}: the exact number when it is smaller, else
      * {@code limit} ("at least {@code limit}"). One statement that reads at most {@code limit} index entries; no lock.

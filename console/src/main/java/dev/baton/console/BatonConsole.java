@@ -6,8 +6,10 @@ import dev.baton.ConfigurationException;
 import dev.baton.Outbox;
 import dev.baton.Worker;
 import dev.baton.console.internal.ConsoleApp;
+import dev.baton.console.internal.Csrf;
 import dev.baton.console.internal.JdkHandler;
 import dev.baton.console.internal.QueueAdmin;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -126,6 +128,9 @@ public final class BatonConsole implements AutoCloseable {
         private int maxRequeue = 100;
         private int samples = 60;
         private Duration sampleInterval = Duration.ofSeconds(10);
+        private byte @Nullable [] csrfKey;
+        private Duration sessionLifetime = Duration.ofHours(12);
+        private boolean secureCookie;
 
         private Builder() {}
 
@@ -210,6 +215,49 @@ public final class BatonConsole implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The key of the CSRF tokens, the same on every instance of one deployment so that a form served by one
+         * instance is accepted by another, and after a restart (default: a key drawn when the console starts, so
+         * tokens are good in that process only, until it stops). At least 32 characters, for example 32 random bytes
+         * in Base64 ({@code openssl rand -base64 32}); keep it with the deployment's other secrets, and give each
+         * console deployment its own. The confirmations and result pages stay in the memory of the process that
+         * showed them (see {@code docs/src/console.md}).
+         *
+         * @throws ConfigurationException if {@code secret} is shorter than 32 characters
+         */
+        public Builder csrfKey(String secret) {
+            Objects.requireNonNull(secret, "secret");
+            if (secret.length() < 32) {
+                throw new ConfigurationException(
+                        "csrfKey must be at least 32 characters, was " + secret.length() + " characters");
+            }
+            this.csrfKey = secret.getBytes(StandardCharsets.UTF_8);
+            return this;
+        }
+
+        /**
+         * How long the session cookie and the CSRF token of each page are good for, 1 minute to 7 days (default 12
+         * hours): a form on a page older than that is refused (403, reload the page).
+         */
+        public Builder sessionLifetime(Duration lifetime) {
+            Objects.requireNonNull(lifetime, "lifetime");
+            if (lifetime.compareTo(Duration.ofMinutes(1)) < 0 || lifetime.compareTo(Duration.ofDays(7)) > 0) {
+                throw new ConfigurationException("sessionLifetime must be 1 minute to 7 days, was " + lifetime);
+            }
+            this.sessionLifetime = lifetime;
+            return this;
+        }
+
+        /**
+         * Whether the session cookie is always {@code Secure} (default false: only on requests that came over TLS,
+         * which the JDK server's {@code HttpsServer} and a servlet container know). Set it behind a proxy that
+         * terminates TLS.
+         */
+        public Builder secureCookie(boolean always) {
+            this.secureCookie = always;
+            return this;
+        }
+
         /** Called after every action, on the request's thread; exceptions are logged and ignored. */
         public Builder audit(Consumer<ConsoleAction> listener) {
             audit.add(Objects.requireNonNull(listener, "listener"));
@@ -258,7 +306,9 @@ public final class BatonConsole implements AutoCloseable {
                     samples,
                     sampleInterval,
                     LoggerFactory.getLogger(AUDIT_LOGGER),
-                    audit);
+                    audit,
+                    new Csrf(csrfKey, sessionLifetime),
+                    secureCookie);
             return new BatonConsole(app, sampleInterval);
         }
     }

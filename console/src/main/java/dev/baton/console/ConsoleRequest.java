@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param params the query and form parameters, first value of each
  * @param host the host's own request object ({@code HttpExchange}, {@code HttpServletRequest}) for authenticators
  *     that read container authentication, or null
+ * @param secure whether the request came over TLS (the session cookie is then {@code Secure})
  */
 public record ConsoleRequest(
         String method,
@@ -25,7 +26,8 @@ public record ConsoleRequest(
         String path,
         Map<String, List<String>> headers,
         Map<String, String> params,
-        @Nullable Object host) {
+        @Nullable Object host,
+        boolean secure) {
     /** Copies; header names are kept case-insensitive. */
     public ConsoleRequest {
         Objects.requireNonNull(method, "method");
@@ -42,13 +44,27 @@ public record ConsoleRequest(
         method = method.toUpperCase(Locale.ROOT);
     }
 
+    /**
+     * A request that came over TLS if {@code host} is the JDK server's {@code HttpsExchange}; for hosts that do not
+     * know (a servlet adapter knows: use the canonical constructor with {@code isSecure()}).
+     */
+    public ConsoleRequest(
+            String method,
+            String basePath,
+            String path,
+            Map<String, List<String>> headers,
+            Map<String, String> params,
+            @Nullable Object host) {
+        this(method, basePath, path, headers, params, host, host instanceof com.sun.net.httpserver.HttpsExchange);
+    }
+
     /** The first value of header {@code name}, or null. */
     public @Nullable String header(String name) {
         List<String> values = headers.get(name);
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 
-    /** The value of cookie {@code name}, or null. */
+    /** The value of cookie {@code name} (without the quotes a value may have), or null. */
     public @Nullable String cookie(String name) {
         List<String> values = headers.get("Cookie");
         if (values == null) {
@@ -58,7 +74,11 @@ public record ConsoleRequest(
             for (String part : line.split(";")) {
                 int eq = part.indexOf('=');
                 if (eq > 0 && part.substring(0, eq).trim().equals(name)) {
-                    return part.substring(eq + 1).trim();
+                    String v = part.substring(eq + 1).trim();
+                    // a cookie value may be quoted (RFC 6265, 4.1.1); the JDK's client quotes it for a Max-Age cookie
+                    return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")
+                            ? v.substring(1, v.length() - 1)
+                            : v;
                 }
             }
         }

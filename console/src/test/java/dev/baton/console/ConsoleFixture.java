@@ -40,8 +40,13 @@ final class ConsoleFixture implements AutoCloseable {
     final HttpServer server;
 
     ConsoleFixture(TestDatabase db, boolean operate, int pageSize, Consumer<BatonConsole.Builder> more) {
+        this(db, "cn_console", operate, pageSize, more);
+    }
+
+    /** As above, the table's name starting with {@code prefix}. */
+    ConsoleFixture(TestDatabase db, String prefix, boolean operate, int pageSize, Consumer<BatonConsole.Builder> more) {
         this.db = db;
-        this.table = TestDatabases.uniqueName("cn_console");
+        this.table = TestDatabases.uniqueName(prefix);
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id VARCHAR(200) NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
                 + " lease_until " + ts + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL,"

@@ -1,6 +1,8 @@
 package dev.baton.console.internal;
 
+import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowPage;
 import dev.baton.UnknownRow;
 import dev.baton.Worker;
 import dev.baton.console.ConsoleAction;
@@ -42,7 +44,8 @@ public final class ConsoleApp {
     private final Duration sampleInterval;
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
-    private final Csrf csrf = new Csrf();
+    private final Csrf csrf;
+    private final boolean secureCookie;
     private final Confirmations confirmations = new Confirmations();
     private final ArrayDeque<ConsoleAction> recent = new ArrayDeque<>();
 
@@ -55,7 +58,9 @@ public final class ConsoleApp {
             int samples,
             Duration sampleInterval,
             Logger audit,
-            List<Consumer<ConsoleAction>> auditListeners) {
+            List<Consumer<ConsoleAction>> auditListeners,
+            Csrf csrf,
+            boolean secureCookie) {
         Map<String, QueueAdmin<?>> qs = new LinkedHashMap<>();
         Map<String, Sampler> ss = new LinkedHashMap<>();
         for (QueueAdmin<?> q : queues) {
@@ -71,6 +76,8 @@ public final class ConsoleApp {
         this.sampleInterval = sampleInterval;
         this.audit = audit;
         this.auditListeners = List.copyOf(auditListeners);
+        this.csrf = csrf;
+        this.secureCookie = secureCookie;
     }
 
     /** Measures every queue once. */
@@ -127,10 +134,12 @@ public final class ConsoleApp {
             session = csrf.newSession();
             headers.put(
                     "Set-Cookie",
-                    SESSION_COOKIE + "=" + session + "; Path=" + request.basePath() + "; HttpOnly; SameSite=Strict");
+                    SESSION_COOKIE + "=" + session + "; Path=" + request.basePath() + "; Max-Age="
+                            + csrf.lifetime().toSeconds() + "; HttpOnly; SameSite=Strict"
+                            + (secureCookie || request.secure() ? "; Secure" : ""));
         }
         boolean mayOperate = operate && user.may(ConsolePermission.OPERATE);
-        String token = mayOperate ? csrf.token(session, user.name()) : null;
+        String token = mayOperate ? csrf.token(session, user.name(), Instant.now()) : null;
         String who = Html.text(user.name()) + (mayOperate ? " (operate)" : " (read only)");
         try {
             checkSizes(request);
@@ -158,12 +167,15 @@ public final class ConsoleApp {
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
-                    if (!csrf.check(request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"))) {
+                    if (!csrf.check(
+                            request.cookie(SESSION_COOKIE), user.name(), request.param("csrf"), Instant.now())) {
                         LOG.warn(
-                                "console: refused an action of '{}': missing or wrong CSRF token",
+                                "console: refused an action of '{}': missing, expired or wrong CSRF token",
                                 oneLine(clipped(user.name())));
                         return respond(
-                                403, headers, Pages.status(403, "Missing or wrong CSRF token; reload the page."));
+                                403,
+                                headers,
+                                Pages.status(403, "Missing, expired or wrong CSRF token; reload the page."));
                     }
                     return action(request, headers, who, token, user, session);
                 }
@@ -230,12 +242,31 @@ public final class ConsoleApp {
         QueueAdmin<?> q = queueOf(request);
         Object deadAfter = idParam(q, request, "dead");
         Object unknownAfter = idParam(q, request, "unknown");
-        List<DeadRow> dead = q.deadPage(deadAfter, pageSize);
+        String find = request.param("find");
+        if (find != null && find.isBlank()) {
+            find = null;
+        }
+        if (find != null && find.length() > DeadLetters.SEARCH_TEXT) {
+            throw new BadRequest("The text to look for is longer than " + DeadLetters.SEARCH_TEXT + " characters.");
+        }
+        String order = request.param("order");
+        if (order != null && !order.equals("newest") && !order.equals("oldest")) {
+            throw new BadRequest("Order by \"newest\" or \"oldest\".");
+        }
+        boolean newest = "newest".equals(order);
+        DeadRowPage dead;
+        if (find == null && !newest) {
+            List<DeadRow> rows = q.deadPage(deadAfter, pageSize);
+            dead = new DeadRowPage(
+                    rows, rows.size() == pageSize ? rows.get(rows.size() - 1).id() : null, rows.size());
+        } else {
+            dead = q.deadSearch(find, newest, deadAfter, pageSize);
+        }
         List<UnknownRow> unknown = q.unknownPage(unknownAfter, pageSize);
         String body = Pages.queue(
                 q,
                 samplers.get(q.name()),
-                dead,
+                new Pages.DeadList(dead, find, newest),
                 deadAfter == null ? null : Ids.encode(deadAfter),
                 unknown,
                 unknownAfter == null ? null : Ids.encode(unknownAfter),

@@ -3,7 +3,9 @@ package dev.baton.console.internal;
 import static dev.baton.console.internal.Html.clip;
 import static dev.baton.console.internal.Html.text;
 
+import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowPage;
 import dev.baton.QueueHealth;
 import dev.baton.UnknownRow;
 import dev.baton.Worker;
@@ -242,11 +244,14 @@ public final class Pages {
         return b.append("</table>").toString();
     }
 
+    /** A page of dead letters as asked for: the text looked for in the errors (or null) and the order. */
+    record DeadList(DeadRowPage page, @Nullable String find, boolean newest) {}
+
     /** One queue: its numbers, a page of dead letters and a page of unknown sends, with their actions. */
     public static String queue(
             QueueAdmin<?> q,
             Sampler sampler,
-            List<DeadRow> dead,
+            DeadList deadList,
             @Nullable String deadAfter,
             List<UnknownRow> unknown,
             @Nullable String unknownAfter,
@@ -280,6 +285,32 @@ public final class Pages {
                                     + " may have been sent</label> "))
                     .append("</p>");
         }
+        // a GET form: filtering only reads, and the CSP's form-action 'self' allows it
+        b.append("<form method=\"get\" action=\"queue\" id=\"dead-filter\">")
+                .append(hidden("q", q.name()))
+                .append("<label>Error contains <input type=\"search\" name=\"find\" maxlength=\"")
+                .append(DeadLetters.SEARCH_TEXT)
+                .append("\" value=\"")
+                .append(Html.attr(deadList.find()))
+                .append("\"></label> <label>Order <select name=\"order\"><option value=\"oldest\"")
+                .append(deadList.newest() ? "" : " selected")
+                .append(">lowest id first</option><option value=\"newest\"")
+                .append(deadList.newest() ? " selected" : "")
+                .append(">newest first (highest id)</option></select></label> <button>Show</button></form>");
+        if (deadList.find() != null) {
+            b.append("<p class=\"muted\" id=\"dead-scan\">Looked at ")
+                    .append(deadList.page().scanned())
+                    .append(" dead rows for this page (at most ")
+                    .append(String.format(Locale.ROOT, "%,d", DeadLetters.SEARCH_SCAN))
+                    .append(" a page; the text is matched ignoring case).")
+                    .append(
+                            deadList.page().continueAfter() != null
+                                            && deadList.page().rows().size() < pageSize
+                                    ? " More dead rows are beyond them: the next page looks on."
+                                    : "")
+                    .append("</p>");
+        }
+        List<DeadRow> dead = deadList.page().rows();
         b.append("<table id=\"dead\"><tr><th>Id</th><th>Attempts</th><th>Reason (last error)</th><th>Columns</th>"
                 + "<th></th></tr>");
         for (DeadRow r : dead) {
@@ -307,11 +338,11 @@ public final class Pages {
             b.append("</td></tr>");
         }
         b.append("</table>");
-        b.append(pager(
-                qUrl,
-                "dead",
-                deadAfter,
-                dead.size() == pageSize ? Ids.encode(dead.get(dead.size() - 1).id()) : null));
+        String deadUrl = qUrl
+                + (deadList.find() == null ? "" : "&find=" + url(deadList.find()))
+                + (deadList.newest() ? "&order=newest" : "");
+        Object next = deadList.page().continueAfter();
+        b.append(pager(deadUrl, "dead", deadAfter, next == null ? null : Ids.encode(next)));
 
         if (q.hasUnknownState()) {
             b.append("<h2>Unknown sends</h2><p class=\"muted\">Sends whose outcome is unknown: ask the receiver,"

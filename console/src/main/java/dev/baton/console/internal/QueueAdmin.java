@@ -4,6 +4,7 @@ import dev.baton.BulkResult;
 import dev.baton.ClaimQueue;
 import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowPage;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.QueueHealth;
@@ -141,6 +142,21 @@ public final class QueueAdmin<S extends Enum<S>> {
             learn(rows.get(0).id());
         }
         return rows;
+    }
+
+    /**
+     * A page of the dead rows whose error contains {@code text} (null: all), highest id first if {@code newest},
+     * after {@code after} (null: the first page); bounded by {@link DeadLetters#SEARCH_SCAN} rows looked at.
+     */
+    public DeadRowPage deadSearch(@Nullable String text, boolean newest, @Nullable Object after, int limit) {
+        if (after != null && idTag() == 0) {
+            return new DeadRowPage(List.of(), null, 0);
+        }
+        DeadRowPage page = queue.deadLetters().search(text, newest, after, limit);
+        if (!page.rows().isEmpty()) {
+            learn(page.rows().get(0).id());
+        }
+        return page;
     }
 
     /** A page of the unknown sends after {@code after} (null: the first page). */

@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.BulkResult;
 import dev.baton.ConfigurationException;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowPage;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Engine;
@@ -18,10 +19,12 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operator's view of a queue's dead rows: list them with their reason, count them, and requeue them. A requeue is
@@ -111,6 +114,102 @@ public final class DeadLetterStatements<S extends Enum<S>> {
             }
             return rows;
         });
+    }
+
+    /** The most dead rows one page of a search looks at. */
+    public static final int SEARCH_SCAN = 10_000;
+    /** The longest search text. */
+    public static final int SEARCH_TEXT = 200;
+
+    /**
+     * A page of a search: the window of the next {@link #SEARCH_SCAN} dead rows in the order asked (its far end and its
+     * size, by the state and id index), then the rows of the window whose error matches, at most {@code limit}.
+     */
+    public DeadRowPage search(@Nullable String contains, boolean descending, @Nullable Object afterId, int limit) {
+        AdminPages.checkPage(limit, shape.name);
+        if (contains != null && (contains.isEmpty() || contains.length() > SEARCH_TEXT)) {
+            throw new ConfigurationException("the search text must be 1.." + SEARCH_TEXT + " characters, was "
+                    + contains.length() + " (queue '" + shape.name + "')");
+        }
+        String after = afterId == null ? "" : " AND " + shape.qId + (descending ? " < ?" : " > ?");
+        String order = " ORDER BY " + shape.qId + (descending ? " DESC" : "");
+        String window = "SELECT " + (descending ? "MIN" : "MAX") + "(baton_w.baton_id), COUNT(*) FROM ("
+                + shape.dialect
+                        .sql()
+                        .firstRows("SELECT " + shape.qId + " AS baton_id " + fromDead + after + order, SEARCH_SCAN)
+                + ") baton_w";
+        String match = contains == null
+                ? ""
+                // '!' escapes: the same ESCAPE clause on every database, and no backslash for MySQL to read
+                : " AND LOWER(" + shape.qError + ") LIKE ? ESCAPE '!'";
+        String rowsSql = shape.dialect
+                .sql()
+                .firstRows(
+                        "SELECT " + String.join(", ", columns()) + " " + fromDead + after + " AND " + shape.qId
+                                + (descending ? " >= ?" : " <= ?") + match + order,
+                        limit);
+        List<String> select = shape.def.select();
+        return shape.engine.reader().autocommit("search dead rows in queue '" + shape.name + "'", c -> {
+            List<Object> binds = new ArrayList<>(isDead.binds());
+            if (afterId != null) {
+                binds.add(afterId);
+            }
+            if (contains == null) {
+                // every row matches: the page is its own window
+                List<DeadRow> rows = readDead(c, shapeRows(after, order, limit), binds, select);
+                Object next = rows.size() == limit ? rows.get(rows.size() - 1).id() : null;
+                return new DeadRowPage(rows, next, rows.size());
+            }
+            Object edge;
+            int scanned;
+            try (PreparedStatement ps = c.prepareStatement(window)) {
+                Rows.bind(ps, 1, binds);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    edge = rs.getObject(1);
+                    scanned = rs.getInt(2);
+                }
+            }
+            if (edge == null || scanned == 0) {
+                return new DeadRowPage(List.of(), null, 0);
+            }
+            binds.add(edge);
+            if (contains != null) {
+                binds.add("%"
+                        + contains.toLowerCase(Locale.ROOT)
+                                .replace("!", "!!")
+                                .replace("%", "!%")
+                                .replace("_", "!_")
+                        + "%");
+            }
+            List<DeadRow> rows = readDead(c, rowsSql, binds, select);
+            Object next = rows.size() == limit ? rows.get(rows.size() - 1).id() : scanned == SEARCH_SCAN ? edge : null;
+            return new DeadRowPage(rows, next, scanned);
+        });
+    }
+
+    private String shapeRows(String after, String order, int limit) {
+        return shape.dialect
+                .sql()
+                .firstRows("SELECT " + String.join(", ", columns()) + " " + fromDead + after + order, limit);
+    }
+
+    private static List<DeadRow> readDead(Connection c, String sql, List<Object> binds, List<String> select)
+            throws SQLException {
+        List<DeadRow> rows = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Rows.bind(ps, 1, binds);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Map<String, Object> values = new LinkedHashMap<>();
+                    for (int i = 0; i < select.size(); i++) {
+                        values.put(select.get(i), rs.getObject(4 + i));
+                    }
+                    rows.add(new DeadRow(rs.getObject(1), rs.getInt(2), rs.getString(3), values));
+                }
+            }
+        }
+        return rows;
     }
 
     /** The number of rows in the dead state, counted up to {@code limit}. */

@@ -1,13 +1,16 @@
 package dev.baton.examples.spring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -18,11 +21,16 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The example as its README command starts it (embedded PostgreSQL, no data source configured), on a real port:
- * duplicate callbacks, the timer job, the sweep and a late callback.
+ * The example as its README command starts it (embedded PostgreSQL, no data source configured), on a real port, with
+ * the console on and the ops user's password given: duplicate callbacks, the timer job, the sweep and a late
+ * callback; the Actuator endpoints but health, and the console, for the ops user only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PaymentApplicationTest {
+    private static final String OPS_PASSWORD = "ops-test-password";
+    private static final String OPS =
+            "Basic " + Base64.getEncoder().encodeToString(("ops:" + OPS_PASSWORD).getBytes(StandardCharsets.UTF_8));
+
     private ConfigurableApplicationContext app;
     private HttpClient http;
     private String base;
@@ -40,8 +48,12 @@ class PaymentApplicationTest {
 
     @BeforeAll
     void start() {
-        List<String> args = new ArrayList<>(
-                List.of("--server.port=0", "--payments.expiry-sweep-interval=PT1H", "--spring.main.banner-mode=off"));
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
+                "--payments.expiry-sweep-interval=PT1H",
+                "--spring.main.banner-mode=off",
+                "--baton.console.enabled=true",
+                "--spring.security.user.password=" + OPS_PASSWORD));
         args.addAll(arguments());
         app = PaymentApplication.application().run(args.toArray(String[]::new));
         base = "http://localhost:" + app.getEnvironment().getProperty("local.server.port");
@@ -83,7 +95,8 @@ class PaymentApplicationTest {
         String health = get("/actuator/health");
         assertTrue(health.contains("\"baton\"") && health.contains("order-sync"), health);
         // baton-micrometer on the class path: the starter registers Baton's meters; one duplicate payment above
-        String duplicates = get("/actuator/metrics/baton.transitions?tag=result:already_in_target");
+        String duplicates = get("/actuator/metrics/baton.transitions?tag=result:already_in_target", OPS)
+                .body();
         assertTrue(duplicates.contains("\"value\":1.0"), duplicates);
     }
 
@@ -97,6 +110,38 @@ class PaymentApplicationTest {
                 "{\"orderId\": 2, \"gatewayTransactionId\": \"gw-2\", \"notificationId\": \"n-3\"}");
         assertTrue(late.contains("\"REFUND\""), late);
         assertEquals(0L, count("SELECT COUNT(*) FROM payment_ledger WHERE order_id = 2"));
+    }
+
+    @Test
+    void theBatonEndpointAndTheConsoleAreForTheOpsUserOnly() throws Exception {
+        String error = "receiver 400: card 4111 1111 1111 1111 of jane.doe@example.com declined";
+        jdbc.sql("INSERT INTO orders (id, amount_cents, sync_status, attempts, last_error) VALUES (901, 100, 3, 5, ?)")
+                .param(error)
+                .update();
+        for (String path : List.of("/actuator/baton/order-sync", "/actuator/baton", "/baton-console/")) {
+            for (String wrong : new String[] {
+                null, "Basic " + Base64.getEncoder().encodeToString("ops:guess".getBytes(StandardCharsets.UTF_8))
+            }) {
+                HttpResponse<String> r = get(path, wrong);
+                assertEquals(401, r.statusCode(), path + ": " + r.body());
+                assertFalse(r.body().contains("4111"), path + ": " + r.body());
+                assertFalse(r.body().contains("jane.doe"), path + ": " + r.body());
+                assertFalse(r.body().contains("eligible"), "no counts either: " + r.body());
+            }
+        }
+        // the ops user sees the dead row's error, through the endpoint and the console
+        HttpResponse<String> endpoint = get("/actuator/baton/order-sync", OPS);
+        assertEquals(200, endpoint.statusCode(), endpoint.body());
+        assertTrue(endpoint.body().contains(error), endpoint.body());
+        HttpResponse<String> console = get("/baton-console/queue?q=order-sync", OPS);
+        assertEquals(200, console.statusCode(), console.body());
+        assertTrue(console.body().contains("jane.doe@example.com"), console.body());
+        assertTrue(console.body().contains("name=\"csrf\""), "the ops user may operate: " + console.body());
+        // health stays open for the load balancer, without rows
+        HttpResponse<String> health = get("/actuator/health", null);
+        assertEquals(200, health.statusCode(), health.body());
+        assertFalse(health.body().contains("4111"), health.body());
+        jdbc.sql("DELETE FROM orders WHERE id = 901").update();
     }
 
     private long count(String sql) {
@@ -115,8 +160,15 @@ class PaymentApplicationTest {
     }
 
     private String get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString())
-                .body();
+        return get(path, null).body();
+    }
+
+    private HttpResponse<String> get(String path, String authorization) throws Exception {
+        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path));
+        if (authorization != null) {
+            r.header("Authorization", authorization);
+        }
+        return http.send(r.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {

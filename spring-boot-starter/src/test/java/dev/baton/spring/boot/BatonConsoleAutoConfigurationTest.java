@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.console.BatonConsole;
+import dev.baton.console.ConsoleAuthenticator;
+import dev.baton.console.ConsoleUser;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import jakarta.servlet.Filter;
@@ -140,6 +142,87 @@ class BatonConsoleAutoConfigurationTest {
             assertTrue(
                     root.getMessage().contains("needs Spring Security or a ConsoleAuthenticator bean"),
                     root.getMessage());
+        }
+    }
+
+    /** An authenticator bean: the {@code X-Op} header names an operator. */
+    @Configuration(proxyBeanMethods = false)
+    static class HeaderOperators {
+        @Bean
+        ConsoleAuthenticator operators() {
+            return request -> {
+                String name = request.header("X-Op");
+                return name == null ? null : ConsoleUser.operator(name);
+            };
+        }
+    }
+
+    static ConfigurableApplicationContext startOperating(TestDatabase db, Orders orders, String... properties) {
+        List<String> props = new ArrayList<>(List.of(
+                "spring.datasource.url=" + db.jdbcUrl(),
+                "spring.datasource.username=" + db.user(),
+                "spring.datasource.password=" + (db.password() == null ? "" : db.password()),
+                "spring.main.banner-mode=off",
+                "server.port=0",
+                "server.address=127.0.0.1",
+                "baton.own-tables.create=true",
+                "baton.own-tables.outbox=" + orders.outbox,
+                "test.orders=" + orders.table,
+                "test.outbox=" + orders.outbox,
+                "baton.console.enabled=true",
+                "baton.console.operate=true",
+                "spring.autoconfigure.exclude=" + String.join(",", NO_SPRING_SECURITY)));
+        props.addAll(List.of(properties));
+        return new SpringApplicationBuilder(TestApp.class, HeaderOperators.class)
+                .web(WebApplicationType.SERVLET)
+                .properties(props.toArray(String[]::new))
+                .run();
+    }
+
+    /** POSTs an action that gets past the CSRF check only to be refused as unknown (400); 403 if the token is refused. */
+    static int postNoSuchAction(ConfigurableApplicationContext ctx, String cookie, String token) throws Exception {
+        int port = ((WebServerApplicationContext) ctx).getWebServer().getPort();
+        HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/baton-console/action"))
+                .header("X-Op", "olga")
+                .header("Cookie", cookie)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("op=none&q=order-sync&csrf=" + token))
+                .build();
+        return HttpClient.newHttpClient()
+                .send(r, HttpResponse.BodyHandlers.ofString())
+                .statusCode();
+    }
+
+    @Test
+    void theCsrfKeyTheSessionLifetimeAndSecureCookiesComeFromTheProperties() throws Exception {
+        TestDatabase db = TestServer.POSTGRES_LOCAL.get();
+        String key = "baton.console.csrf-key=one-key-for-every-instance-0123456789";
+        try (Orders orders = new Orders(db);
+                ConfigurableApplicationContext a = startOperating(
+                        db, orders, key, "baton.console.session-lifetime=30m", "baton.console.secure-cookie=true");
+                ConfigurableApplicationContext b = startOperating(db, orders, key);
+                ConfigurableApplicationContext keyless = startOperating(db, orders)) {
+            int port = ((WebServerApplicationContext) a).getWebServer().getPort();
+            HttpResponse<String> page = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + port + "/baton-console/queue?q=order-sync"))
+                                    .header("X-Op", "olga")
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, page.statusCode(), page.body());
+            String setCookie = page.headers().firstValue("Set-Cookie").orElseThrow();
+            assertTrue(setCookie.contains("; Max-Age=1800") && setCookie.endsWith("; Secure"), setCookie);
+            String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+                    .matcher(page.body());
+            assertTrue(m.find(), page.body());
+            String token = m.group(1);
+            assertEquals(400, postNoSuchAction(a, cookie, token), "its own token");
+            assertEquals(400, postNoSuchAction(b, cookie, token), "another instance with the same key");
+            assertEquals(403, postNoSuchAction(keyless, cookie, token), "an instance without the key");
+            HttpResponse<String> plain = get(b, "/baton-console/", null);
+            assertEquals(401, plain.statusCode());
         }
     }
 }

@@ -46,7 +46,10 @@ class ConfigurationMetadataTest {
                 "baton.health.max-unknown",
                 "baton.health.max-failed-polls",
                 "baton.metrics.gauge-refresh",
-                "baton.queues")) {
+                "baton.queues",
+                "baton.console.csrf-key",
+                "baton.console.session-lifetime",
+                "baton.console.secure-cookie")) {
             String entry = properties.get(name);
             assertTrue(entry != null, name + " is missing from " + properties.keySet());
             assertTrue(entry.contains("\"description\""), name + " has no description: " + entry);
@@ -57,5 +60,6 @@ class ConfigurationMetadataTest {
         assertTrue(properties.get("baton.metrics.gauge-refresh").contains("\"defaultValue\": \"15s\""));
         assertTrue(properties.get("baton.health.max-backlog-age").contains("\"type\": \"java.time.Duration\""));
         assertTrue(json.contains("\"management.endpoint.baton.access\""), "the endpoint's own properties");
+        assertTrue(properties.get("baton.console.session-lifetime").contains("\"defaultValue\": \"12h\""));
     }
 }

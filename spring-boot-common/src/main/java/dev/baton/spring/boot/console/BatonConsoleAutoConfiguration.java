@@ -71,7 +71,13 @@ public class BatonConsoleAutoConfiguration {
         BatonConsole.Builder b = BatonConsole.builder()
                 .authenticator(auth)
                 .operate(properties.operate())
+                .sessionLifetime(properties.sessionLifetime())
+                .secureCookie(properties.secureCookie())
                 .workers(() -> workers.running().values());
+        String key = properties.csrfKey();
+        if (key != null && !key.isEmpty()) {
+            b.csrfKey(key);
+        }
         queues.queues().values().forEach(b::queue);
         return b.build();
     }

@@ -42,8 +42,8 @@ final class ConsoleServlet extends HttpServlet {
                 params.put(k, v[0]);
             }
         });
-        ConsoleResponse r =
-                console.handle(new ConsoleRequest(req.getMethod(), base, info.substring(1), headers, params, req));
+        ConsoleResponse r = console.handle(
+                new ConsoleRequest(req.getMethod(), base, info.substring(1), headers, params, req, req.isSecure()));
         resp.setStatus(r.status());
         r.headers().forEach(resp::setHeader);
         byte[] body = r.body().getBytes(StandardCharsets.UTF_8);
