@@ -326,7 +326,7 @@ public final class Baton {
         }
 
         /**
-         * Audits this instance's transitions across failovers (issue 24): every transition it applies and acknowledges
+         * Audits this instance's transitions across failovers: every transition it applies and acknowledges
          * ({@link Transition#apply()}, {@link Outbox#transitionAndEnqueue}, in autocommit mode, in {@link
          * Baton#inTransaction}, or in a host transaction it joins, there once the host's transaction committed) is
          * kept for {@code window}; a daemon thread ({@code baton-failover-audit}) reads the writer's epoch ({@link

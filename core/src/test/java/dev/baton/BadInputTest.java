@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 11 item 8: bad input that used to reach SQL (or throw an untyped exception) is refused with a typed Baton
+ * Bad input that used to reach SQL (or throw an untyped exception) is refused with a typed Baton
  * exception where it is made. The data source has no database behind it and counts connection requests, so reaching
  * SQL would both count and fail differently.
  */

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Issue 21: the options that shape a claim (per-key limit, fairness, priority) refuse bad input with a typed error
+ * The options that shape a claim (per-key limit, fairness, priority) refuse bad input with a typed error
  * before any SQL; the data source counts connection requests.
  */
 class ClaimShapingInputTest {

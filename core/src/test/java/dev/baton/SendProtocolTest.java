@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 20 item 2 without a database: the checks of a non-idempotent sink's queue made at {@code build()}, and the
+ * The send protocol without a database: the checks of a non-idempotent sink's queue made at {@code build()}, and the
  * local deadline of a claim, which refuses a send before any SQL (the data source counts connection requests).
  */
 class SendProtocolTest {

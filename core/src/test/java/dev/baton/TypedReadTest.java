@@ -49,7 +49,7 @@ class TypedReadTest {
         assertThrows(ClassCastException.class, () -> row("not-a-uuid", null).id(UUID.class));
     }
 
-    /** Issue 20 (correctness #12): only the canonical 36-character form is a UUID; the JDK's parser is lenient. */
+    /** Only the canonical 36-character form is a UUID; the JDK's parser is lenient. */
     @Test
     void aUuidIsReadOnlyFromItsCanonicalForm() {
         for (String lenient : new String[] {

@@ -34,7 +34,7 @@ public record Options(
         boolean slices,
         List<String> commandLine) {
 
-    /** Everything issue 6 asks for, in one invocation of 8 to 9.5 minutes on the 2-core machine. */
+    /** Every workload, in one invocation of 8 to 9.5 minutes on the 2-core machine. */
     static final List<String> DEFAULT_WORKLOADS =
             List.of("transition", "claim", "claim-latency", "outbox", "drain", "jmh");
 

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 24's lost acknowledged transitions ({@code Baton.Builder.failoverAudit}): keeps, per table, the transitions this
+ * Lost acknowledged transitions ({@code Baton.Builder.failoverAudit}): keeps, per table, the transitions this
  * instance applied and acknowledged within the window, and reads the writer's epoch ({@link
  * dev.baton.spi.Diagnostics#epoch}) about once a second on a daemon thread of its own. When the epoch changes, it looks
  * the recorded rows up on the new writer: a row back in a source state of its transition lost that transition with the

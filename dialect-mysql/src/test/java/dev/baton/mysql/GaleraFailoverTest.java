@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24 on a three-node MariaDB Galera cluster of its own ({@link GaleraCluster}): the node the clients write to is
+ * The failover suite on a three-node MariaDB Galera cluster of its own ({@link GaleraCluster}): the node the clients write to is
  * killed with {@code kill -9} in the middle of a run, and started again while the load goes on; it rejoins by state
  * transfer (SST, then IST).
  *

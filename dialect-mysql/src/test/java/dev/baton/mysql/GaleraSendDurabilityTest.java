@@ -93,7 +93,7 @@ class GaleraSendDurabilityTest {
         }
     }
 
-    /** Contract item 7: the read bit of {@code wsrep_sync_wait}, checked per session on a Galera node only. */
+    /** The read bit of {@code wsrep_sync_wait}, checked per session on a Galera node only. */
     @Test
     void aGaleraSessionWithoutTheReadBitOfSyncWaitIsReported() throws SQLException {
         TestServer.MARIADB_GALERA.get();

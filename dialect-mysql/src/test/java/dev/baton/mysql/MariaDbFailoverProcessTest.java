@@ -17,7 +17,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24 on MariaDB with worker processes and a callback load: the PostgreSQL process suite ({@link
+ * The failover suite on MariaDB with worker processes and a callback load: the PostgreSQL process suite ({@link
  * WorkerProcessFailover}) on a MariaDB primary and GTID replica ({@link MariaDbReplication}). Two worker JVMs with the
  * non-idempotent sink protocol (the sink on the local MariaDB, which the failover does not touch), two callback threads
  * applying PENDING → PAID twice each through a {@code Baton} with the failover audit ({@link

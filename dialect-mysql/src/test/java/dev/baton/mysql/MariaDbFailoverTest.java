@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24 on MariaDB 10.11: a primary with a GTID replica ({@link MariaDbReplication}), the primary killed with {@code
+ * The failover suite on MariaDB 10.11: a primary with a GTID replica ({@link MariaDbReplication}), the primary killed with {@code
  * kill -9} in the middle of a run of one worker with a non-idempotent sink (a SENDING mark committed before each send,
  * a reconciler that asks the sink), then the replica promoted; the clients find the writer through a {@code
  * jdbc:mariadb:sequential:} URL naming the primary, then the replica. A recording sink counts every send.
@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>Semi-synchronous replica (lossless: every acknowledged commit was received by the replica), promoted 0.3 s
  *       after the kill: meanwhile new connections reach the read-only replica, whose error 1290 Baton treats as a
- *       failover error and retries (contract item 1). Every row is sent exactly once.
+ *       failover error and retries. Every row is sent exactly once.
  *   <li>Asynchronous replica that stopped receiving the binary log 1.5 s before the kill (lossy). With {@link
  *       SendDurability#OFF} the new primary has rows whose marks were lost; Baton sees the {@code server_id} change at
  *       its next claim and reports those sends in doubt ({@link EpochChange}), moving their rows to reconciliation:
@@ -70,7 +70,7 @@ class MariaDbFailoverTest {
 
     /** What happens to the primary. */
     enum Fault {
-        /** kill -9, promote 0.3 s later; the semi-synchronous replica had every acknowledged commit. */
+        /** Kill -9, promote 0.3 s later; the semi-synchronous replica had every acknowledged commit. */
         KILL,
         /** The replica stops receiving the binary log, 1.5 s later kill -9, promote: the last 1.5 s are lost. */
         KILL_LOSSY

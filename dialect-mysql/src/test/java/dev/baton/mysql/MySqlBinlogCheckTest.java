@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The start-up check for {@code binlog_format=STATEMENT} (issue 15, MySQL item): exact SQL and the reading. */
+/** The start-up check for {@code binlog_format=STATEMENT}: exact SQL and the reading. */
 class MySqlBinlogCheckTest {
 
     @Test

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The shaped-claim suite (issue 21: per-key limit, fairness, priorities, rate limit) on the local MariaDB through both drivers
+ * The shaped-claim suite on the local MariaDB through both drivers
  * (MariaDB Connector/J and MySQL Connector/J): the claim's statements, the named lock held past the commit and the
  * driver's results; the embedded server would add a version, not a path.
  */

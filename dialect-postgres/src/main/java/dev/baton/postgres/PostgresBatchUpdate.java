@@ -29,7 +29,7 @@ final class PostgresBatchUpdate {
     private PostgresBatchUpdate() {}
 
     /**
-     * The round-robin candidates read group by group (issue 21): a recursive CTE walks the distinct groups of the
+     * The round-robin candidates read group by group: a recursive CTE walks the distinct groups of the
      * eligible rows, each step the next group after the last (one probe of the index on (guards, group, order)
      * rather than a scan: a loose index scan), then a LATERAL subquery reads the first {@code perGroup} rows of each
      * group in order, and NULL, a group of its own, is read apart (ordered by the group too, so the index gives the

@@ -281,8 +281,7 @@ final class PostgresDiagnostics implements Diagnostics {
      * (the state, the equality guards, then the queue's order), or, partial on the state column, with that order after
      * the state. The planner walks another index when today's data makes that cheap (on a table whose every row is
      * claimable the first rows of the primary key are all claimable) and takes this one once claimable rows are
-     * rare, so its presence is what {@code verify()} asks for (issue 24: it refused the index it had suggested on a
-     * loaded, analysed table).
+     * rare, so its presence is what {@code verify()} asks for.
      */
     private static Optional<String> servingIndex(Connection c, BatchUpdateSpec spec, String stateColumn)
             throws SQLException {

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The shaped-claim suite (issue 21: per-key limit, fairness, priorities, rate limit) on the local PostgreSQL only: what it proves
+ * The shaped-claim suite on the local PostgreSQL only: what it proves
  * is the claim's SQL and its lock under concurrent claimers, which the server version does not change; one server
  * keeps its seconds out of the embedded run ({@link PostgresCompatibilityTest} covers both versions).
  */

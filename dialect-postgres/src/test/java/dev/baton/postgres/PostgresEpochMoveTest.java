@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24, the epoch watch's move (contract item 4) on the local PostgreSQL, without a failover: the writer's epoch is
+ * The epoch watch's move on the local PostgreSQL, without a failover: the writer's epoch is
  * the one thing a test dialect reports itself (the real PostgreSQL dialect otherwise), so the test turns it when it
  * has made, with plain SQL, what a lossy promotion leaves behind: rows whose SENDING marks are gone (claimable again,
  * or still processing under the claim that marked them). The failover itself is {@link PostgresFailoverTest}'s.

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24, lost acknowledged transitions: the failover audit ({@link Baton.Builder#failoverAudit}) on the local
+ * The failover audit ({@link Baton.Builder#failoverAudit}) on the local
  * PostgreSQL, without a failover. A test dialect reports the writer's epoch, which the test turns after making with
  * plain SQL what a lossy promotion leaves behind: rows whose acknowledged transitions the new writer never saw (back in
  * the source state). Exactly those must be reported. The failover itself is {@link PostgresFailoverProcessTest}'s.

@@ -16,7 +16,7 @@ import dev.baton.testservers.TestDatabases;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24 with worker processes and a callback load: a PostgreSQL primary and streaming standby ({@link
+ * The failover suite with worker processes and a callback load: a PostgreSQL primary and streaming standby ({@link
  * PostgresCluster}), two worker JVMs ({@link WorkerProcessFailover}, shared with the MariaDB suite: the non-idempotent sink protocol, each
  * call recorded with its claim token and send token by a sink on the local PostgreSQL, which the failover does not
  * touch) and two
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  *       send (a completion under an older token would be a stale write committed);
  *   <li>lost acknowledged transitions (a callback Baton reported applied, missing afterwards): none when lossless;
  *       each one reported by the failover audit ({@link Baton.Builder#failoverAudit}), and nothing else;
- *   <li>contract item 3: a claim made on the lost primary (its token issued there) cannot mark or complete the row on
+ *   <li>A claim made on the lost primary (its token issued there) cannot mark or complete the row on
  *       the new primary after the row was claimed again (lease lost), its token is never issued again, and the row's
  *       send token does repeat: a fenced sink that saw the lost claim's send refuses the new claim's.
  * </ul>
@@ -56,7 +56,7 @@ class PostgresFailoverProcessTest {
     /**
      * OFF on a lossy failover: marks, claims, completions and callbacks of the last 1.5 s are lost. The double sends are
      * counted (each JVM moves only the rows of the marks it made; the other JVM may claim them first) and printed beside
-     * what the JVMs reported. The held claims show contract item 3.
+     * what the JVMs reported. The held claims show that a token of the lost primary cannot write on the new one.
      */
     @Test
     void aLossyFailoverUnderWorkerJvmsCountsDoubleSendsAgainstTheSendsInDoubtReported() throws Exception {

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24: a primary with a streaming standby, killed with {@code kill -9} in the middle of a run of one worker with a
+ * A primary with a streaming standby, killed with {@code kill -9} in the middle of a run of one worker with a
  * non-idempotent sink (a SENDING mark committed before each send, a reconciler that asks the sink), then the standby
  * promoted; the clients find the new primary through the multi-host URL. A recording sink counts every send.
  *
@@ -59,7 +59,7 @@ class PostgresFailoverTest {
 
     /** What happens to the primary. */
     enum Fault {
-        /** kill -9, promote; the standby had everything. */
+        /** Kill -9, promote; the standby had everything. */
         KILL,
         /** The standby stops receiving WAL, 1.5 s later kill -9, promote: the last 1.5 s of commits are lost. */
         KILL_LOSSY,
@@ -122,7 +122,7 @@ class PostgresFailoverTest {
     }
 
     /**
-     * A writer flip behind a TCP proxy that keeps old sockets open (contract item 1 end to end): the pooled
+     * A writer flip behind a TCP proxy that keeps old sockets open: the pooled
      * connections to the fenced old primary answer every write with 25006; Baton aborts them and retries on new
      * connections, which the proxy sends to the new primary. Nothing is lost (synchronous standby): every row is sent
      * exactly once, none is dead, and the timeline change finds every mark on the new writer.

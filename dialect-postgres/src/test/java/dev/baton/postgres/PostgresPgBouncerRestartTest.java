@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24's failover suite, PgBouncer fault: a worker with the non-idempotent sink protocol runs through PgBouncer in
+ * Failover suite, PgBouncer fault: a worker with the non-idempotent sink protocol runs through PgBouncer in
  * transaction mode in front of the local PostgreSQL; after 500 sends PgBouncer is killed ({@code kill -9}: every
  * client and server connection drops, the server rolls back what was in flight) and started again 0.5 s later on the
  * same port. Every row is sent exactly once and completed; nothing is dead.

@@ -35,7 +35,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 24, contract item 6: a reader data source ({@code Baton.Builder.reader}) on the streaming standby of a
+ * A reader data source ({@code Baton.Builder.reader}) on the streaming standby of a
  * PostgreSQL primary. Inspection (health, dead-letter lists and counts) reads the standby, which refuses every write;
  * claims, completions and dead letters borrow only from the writer; the send durability detail of health is the
  * writer's (the standby has no standbys of its own).

@@ -162,7 +162,7 @@ class PostgresSendDurabilityTest {
     }
 
     /**
-     * Contract item 5's health detail and {@code verify()} check: without a standby, a REQUIRE queue's health says no
+     * The health detail and {@code verify()} check: without a standby, a REQUIRE queue's health says no
      * send can start and {@code verify()} refuses the queue; an OFF queue asks nothing.
      */
     @Test

@@ -75,7 +75,7 @@ final class SqlServerBatchUpdate {
             binds.addAll(spec.set().binds());
             binds.addAll(spec.pickWhere().binds());
         } else if (fair != null) {
-            // the candidates read group by group (issue 21): a recursive CTE walks the distinct groups, each step the
+            // the candidates read group by group: a recursive CTE walks the distinct groups, each step the
             // next group after the last (the recursive member may hold no subquery or TOP, so the step is the first
             // row by ROW_NUMBER of a join, which an index on (state, guards, group, order) serves), then CROSS APPLY
             // reads the first rows of each group, NULL apart; OPTION (MAXRECURSION 0) lifts the limit of 100 groups

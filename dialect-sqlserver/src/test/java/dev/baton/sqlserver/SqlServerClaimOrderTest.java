@@ -54,7 +54,7 @@ class SqlServerClaimOrderTest {
                 "after the triggers query of the first run");
     }
 
-    /** Issue 15 item 12: rows read back from the table variable of the OUTPUT … INTO form are sorted the same way. */
+    /** Rows read back from the table variable of the OUTPUT … INTO form are sorted the same way. */
     @Test
     void rowsThroughTheTableVariableComeInTheQueueOrderToo() {
         List<Object[]> shuffled = List.of(

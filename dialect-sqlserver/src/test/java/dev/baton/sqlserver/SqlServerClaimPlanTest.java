@@ -11,7 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 6: SQL Server's claim plan check. The estimated plan is asked for by exact SQL ({@code SET
+ * SQL Server's claim plan check. The estimated plan is asked for by exact SQL ({@code SET
  * SHOWPLAN_XML ON} around the pick) and read for Sort and scan operators; a per-key ordered claim is refused without
  * READ_COMMITTED_SNAPSHOT. The plans below are showplan XML in the shape SQL Server returns (RelOp elements with a
  * PhysicalOp attribute); a server reads real ones in the Docker CI.
@@ -75,7 +75,7 @@ class SqlServerClaimPlanTest {
     }
 
     /**
-     * Issue 15 item 12: a table with enabled triggers is served (the claim takes the OUTPUT … INTO form, see
+     * A table with enabled triggers is served (the claim takes the OUTPUT … INTO form, see
      * SqlServerOutputIntoTest), not refused: the check does not ask about triggers at all.
      */
     @Test

@@ -20,7 +20,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 21 capabilities 1 to 4 on SQL Server, which cannot run here: the claim of a queue with a per-key limit, fairness
+ * Shaped claims on SQL Server, which cannot run here: the claim of a queue with a per-key limit, fairness
  * and a priority, its index and its lock, and the token bucket of a rate limit around a claim, are pinned by exact text
  * and parsed as T-SQL. The shared suite
  * ({@code AbstractClaimShapeCompatibilityTest}, {@code AbstractRateLimitCompatibilityTest}) runs them for real wherever {@code BATON_TEST_SQLSERVER_URL} is set.
@@ -88,7 +88,7 @@ class SqlServerClaimShapeSqlTest {
     }
 
     /**
-     * fairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in a derived table of the anchor, as ORDER BY may only follow the last query of a UNION; the first
+     * FairAcross alone reads group by group: a recursive CTE walks the distinct groups (TOP 1 in a derived table of the anchor, as ORDER BY may only follow the last query of a UNION; the first
      * row by ROW_NUMBER of a join in the recursive member, where T-SQL allows no TOP or subquery), CROSS APPLY reads
      * each group's first 4 × n rows, NULL apart; the best 4 × n in round-robin order are the candidates. Its index has
      * the group before the order; the returned rows keep the queue's order.
@@ -176,7 +176,7 @@ class SqlServerClaimShapeSqlTest {
     }
 
     /**
-     * mssql-jdbc's {@code setAutoCommit(false)} begins no transaction until a statement reads or writes a table, and
+     * Mssql-jdbc's {@code setAutoCommit(false)} begins no transaction until a statement reads or writes a table, and
      * {@code sp_getapplock} owned by a transaction outside one returns -999 without the lock: the batch reads the
      * claimed table first (no row) and throws if there is still no transaction.
      */

@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11 on SQL Server, by exact text: the statements of the expiry sweep, the release and the reconciler's verdict
+ * The failover suite on SQL Server, by exact text: the statements of the expiry sweep, the release and the reconciler's verdict
  * (the paths that have no {@code sql()} method), recorded as Baton prepares them. Clearing the claim token on reclaim
  * and release, the attempt limit in the sweep and the dead verdict are what the PostgreSQL and MariaDB suites prove by
  * behaviour.
@@ -76,7 +76,7 @@ class SqlServerLeaseSqlTest {
                         // found without locks (no index serves attempts), then locked by id (past locked rows) and
                         // moved by id
                         "SELECT TOP (500) [id] FROM [orders] WHERE [sync_status] = 0 AND [attempts] >= ?",
-                        // issue 20: an expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
+                        // An expired send keeps the end of its quarantine (send timeout 30 s + margin 2 s)
                         "UPDATE TOP (500) [orders] WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK) SET [sync_status] = ?,"
                                 + " [lease_until] = DATEADD(millisecond, 32000, [lease_until]), [claim_token] = NULL"
                                 + " WHERE [sync_status] = 4 AND [lease_until] < SYSUTCDATETIME()"),
@@ -117,7 +117,7 @@ class SqlServerLeaseSqlTest {
         sql.forEach(SqlServerSqlTest::parse);
     }
 
-    /** Issue 20: unknown sends are listed for reconciliation only once their quarantine (the lease column) ended. */
+    /** Unknown sends are listed for reconciliation only once their quarantine (the lease column) ended. */
     @Test
     void unknownSendsAreListedAfterTheirQuarantine() {
         queue.unknownSends().ready(100);
@@ -131,7 +131,7 @@ class SqlServerLeaseSqlTest {
         assertEquals("[7]", after);
     }
 
-    /** Issue 20: a handler that failed after the mark leaves its row unknown for the send timeout and the margin. */
+    /** A handler that failed after the mark leaves its row unknown for the send timeout and the margin. */
     @Test
     void anUnknownOutcomeQuarantinesTheRowFromNow() {
         ClaimedRow<Sync> row = claimOne();
@@ -144,7 +144,7 @@ class SqlServerLeaseSqlTest {
         SqlServerSqlTest.parse(sql.get(0));
     }
 
-    /** Issue 11 item 3: the claim passes over rows that have used maxAttempts, in the pick and in the update. */
+    /** The claim passes over rows that have used maxAttempts, in the pick and in the update. */
     @Test
     void theClaimPassesOverRowsWithTheirAttemptsUsedUp() {
         queue.claim(10);

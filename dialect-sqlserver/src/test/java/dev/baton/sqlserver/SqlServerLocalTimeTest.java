@@ -18,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 9: Baton's clock on SQL Server is {@code SYSUTCDATETIME()}, while host schemas usually fill time
+ * Baton's clock on SQL Server is {@code SYSUTCDATETIME()}, while host schemas usually fill time
  * columns with {@code GETDATE()} (the server's local time). {@code verify()} reads each compared column's default
  * ({@code COLUMN_DEF} of the JDBC metadata, which mssql-jdbc reads through {@code sp_columns}) and refuses a local
  * clock, naming the UTC default to use.

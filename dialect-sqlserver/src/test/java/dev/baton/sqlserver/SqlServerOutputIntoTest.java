@@ -20,7 +20,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 12: {@code OUTPUT} without {@code INTO} fails on a table with enabled triggers (error 334). The first
+ * {@code OUTPUT} without {@code INTO} fails on a table with enabled triggers (error 334). The first
  * run of a statement that returns rows asks {@code sys.triggers}; with triggers it returns them through a table
  * variable typed from {@code sys.columns}, in one batch. Pinned by exact text as Baton prepares it, and parsed as
  * T-SQL.

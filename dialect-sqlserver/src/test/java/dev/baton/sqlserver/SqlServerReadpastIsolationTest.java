@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 5: READPAST fails at SNAPSHOT and SERIALIZABLE (error 650). The level handling is plain JDBC, so it
+ * READPAST fails at SNAPSHOT and SERIALIZABLE (error 650). The level handling is plain JDBC, so it
  * runs here on the local PostgreSQL: a statement in autocommit mode runs at READ COMMITTED and the connection gets its
  * level back; a caller's transaction at another level is refused before any SQL.
  */

@@ -137,7 +137,7 @@ class SqlServerSqlTest {
     }
 
     /**
-     * Issue 15 item 4: a text state guard is exact. Default collations ignore case and {@code =} ignores trailing
+     * A text state guard is exact. Default collations ignore case and {@code =} ignores trailing
      * spaces, so the guard adds a binary-collation match with the code's byte length in the column's own type
      * (CHAR and NCHAR included: there the padded code and the padded value have one length).
      */

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the SQL Server dialect asks the server when Baton detects it (issue 15 items 2 and 7), by exact SQL and by the
+ * What the SQL Server dialect asks the server when Baton detects it, by exact SQL and by the
  * reading of the answers; no SQL Server runs here.
  */
 class SqlServerStartupCheckTest {

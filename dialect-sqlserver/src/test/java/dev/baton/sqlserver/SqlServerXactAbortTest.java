@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 1: with {@code SET XACT_ABORT ON} a unique violation (2627) rolls back the caller's whole transaction.
+ * With {@code SET XACT_ABORT ON} a unique violation (2627) rolls back the caller's whole transaction.
  * Baton asks the session after the violation, by this exact SQL, and throws a typed error instead of a {@code
  * Conflict} over a transaction that is gone. The driver's answers are scripted here (the error SQL Server sends, the
  * row the probe returns); the text is what a SQL Server would receive.
@@ -109,7 +109,7 @@ class SqlServerXactAbortTest {
     }
 
     /**
-     * Issue 20 (correctness #13): the work of {@code Baton.inTransaction} is the caller's transaction; a violation that
+     * The work of {@code Baton.inTransaction} is the caller's transaction; a violation that
      * ended it must not come back as a {@code Conflict} while the work's later statements commit alone.
      */
     @Test

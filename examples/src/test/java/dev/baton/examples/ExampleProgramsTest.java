@@ -32,7 +32,7 @@ class ExampleProgramsTest {
     void paymentExample() throws Exception {
         String out = run(server, PaymentExample::run);
         assertTrue(out.contains("8 records for 8 paid orders"), out);
-        // "reconciled" is printed once every order is COMPLETED: nothing is left claimed or unknown (issue 23)
+        // "reconciled" is printed once every order is COMPLETED: nothing is left claimed or unknown
         assertTrue(out.contains("inFlight=0, expiredLeases=0, dead=0, unknown=0"), out);
     }
 

@@ -237,7 +237,7 @@ class JooqTransactionsTest {
     }
 
     /**
-     * Issue 20 (correctness #7a): jOOQ calls {@code commitEnd} also when the COMMIT failed; the listener calls of the
+     * JOOQ calls {@code commitEnd} also when the COMMIT failed; the listener calls of the
      * transaction were run then, for writes that were rolled back. PostgreSQL: a deferred unique key fails the COMMIT;
      * both servers: the session is killed before the COMMIT.
      */
@@ -275,7 +275,7 @@ class JooqTransactionsTest {
         assertEquals(List.of(), calls, "listener calls for a transaction whose COMMIT failed");
     }
 
-    /** jOOQ's default provider, failing where a test says: a nested commit (savepoint release), or every begin. */
+    /** JOOQ's default provider, failing where a test says: a nested commit (savepoint release), or every begin. */
     static final class Failing implements TransactionProvider {
         final TransactionProvider delegate;
         final boolean nestedCommit;
@@ -324,7 +324,7 @@ class JooqTransactionsTest {
     }
 
     /**
-     * Issue 20 (correctness #7b): a nested commit that fails is followed by a rollback to its savepoint; the listener
+     * A nested commit that fails is followed by a rollback to its savepoint; the listener
      * popped the nested entry at the commit and the outer one at the rollback, so Baton's later operations in the
      * still open outer transaction ran on a connection of their own, and the nested calls were reported.
      */
@@ -342,7 +342,7 @@ class JooqTransactionsTest {
         assertEquals(List.of("transition 2"), calls);
     }
 
-    /** Issue 20 (correctness #7b): a begin that fails makes the listener take no connection and leave nothing open. */
+    /** A begin that fails makes the listener take no connection and leave nothing open. */
     @Test
     void aFailedBeginTakesNoConnection() {
         DSLContext failing = dsl(new Failing(dataSource, false, true));

@@ -273,7 +273,7 @@ class BatonMetricsTest {
         }
 
         /**
-         * Issue 24, contract item 5: a REQUIRE queue's refused send is counted, and its gauge shows the standbys a
+         * A REQUIRE queue's refused send is counted, and its gauge shows the standbys a
          * failover could promote (none here: 0 on PostgreSQL, NaN where the database does not report them); an OFF
          * queue has no such gauge.
          */
@@ -309,7 +309,7 @@ class BatonMetricsTest {
                     "none for OFF");
         }
 
-        /** A refresh that fails makes every gauge NaN, not the last values (issue 20, review #17). */
+        /** A refresh that fails makes every gauge NaN, not the last values. */
         @Test
         void gaugesReadNanWhileTheQueueCannotBeMeasuredAndValuesAgainAfterwards() {
             ClaimQueue<Sync> q = queue(3, Duration.ofMinutes(1));

@@ -26,7 +26,7 @@ import org.springframework.core.retry.RetryTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
- * Issue 20 (service run, friction 1): the server session of a {@code @Transactional} method is killed under HikariCP
+ * The server session of a {@code @Transactional} method is killed under HikariCP
  * (PostgreSQL {@code pg_terminate_backend}, MariaDB {@code KILL}); Baton's statement fails as a lost connection, then
  * the rollback fails on the connection the pool has closed, and Spring throws the rollback's failure in place of the
  * original ("Connection is closed", no SQLState). {@code baton::isTransient} must still say "lost connection", so that

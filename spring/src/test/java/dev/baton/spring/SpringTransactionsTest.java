@@ -276,7 +276,7 @@ class SpringTransactionsTest {
     }
 
     /**
-     * Issue 20 (correctness #5): a manager set to {@code SYNCHRONIZATION_NEVER} binds its connection (and {@code
+     * A manager set to {@code SYNCHRONIZATION_NEVER} binds its connection (and {@code
      * JdbcTemplate} joins it); Baton joined nothing and committed its write on a connection of its own, which survived
      * the rollback of the transaction it was called in.
      */
@@ -304,7 +304,7 @@ class SpringTransactionsTest {
     }
 
     /**
-     * Issue 20 (correctness #6): listener calls made inside a {@code PROPAGATION_NESTED} scope that rolled back to its
+     * Listener calls made inside a {@code PROPAGATION_NESTED} scope that rolled back to its
      * savepoint (its writes undone) never fire, whether the scope made the transaction's first Baton call or a later
      * one; calls of a nested scope that completed fire after the commit.
      */
@@ -360,7 +360,7 @@ class SpringTransactionsTest {
     }
 
     /**
-     * Issue 20 (correctness #18): in a read-only transaction Baton's writes are refused with a typed error before any
+     * In a read-only transaction Baton's writes are refused with a typed error before any
      * SQL (they failed at the database, or ran), and its reads join it.
      */
     @Test

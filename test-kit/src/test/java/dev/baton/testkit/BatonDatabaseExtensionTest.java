@@ -16,8 +16,8 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 
 /**
- * Issue 14: a server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
- * never as "0 tests run" (a test factory too: issue 23); where it must be there, every test fails with the reason. The
+ * A server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
+ * never as "0 tests run" (a test factory too); where it must be there, every test fails with the reason. The
  * server is asked once.
  */
 class BatonDatabaseExtensionTest {

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts the embedded servers; each method runs at most once per JVM (see {@link TestDatabases}). Everything they
  * write goes under {@link #userDirectory()}, one directory per operating-system user: a lock file or binaries
- * left by root in a shared directory would otherwise stop an ordinary user's servers (issue 14).
+ * left by root in a shared directory would otherwise stop an ordinary user's servers.
  */
 final class EmbeddedServers {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServers.class);

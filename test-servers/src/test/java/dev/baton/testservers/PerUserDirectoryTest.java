@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 14: root and an ordinary user run the embedded servers on one machine, in either order. Each user's files go
+ * Root and an ordinary user run the embedded servers on one machine, in either order. Each user's files go
  * to a directory of their own under {@code java.io.tmpdir}; a lock file root left there no longer stops anyone.
  */
 class PerUserDirectoryTest {

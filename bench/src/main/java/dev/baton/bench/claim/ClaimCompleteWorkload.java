@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Issue 6, workload 2: claim + complete rows per second with 1, 4, 8 workers and batch 1, 10, 100, Baton against the
+ * Claim + complete rows per second with 1, 4, 8 workers and batch 1, 10, 100, Baton against the
  * same work written by hand ({@link RawDrainer}), both committing a batch's completions together. Each point drains a
  * fresh table of pending rows above {@value #HISTORY} completed ones.
  */
@@ -68,7 +68,7 @@ public final class ClaimCompleteWorkload implements Workload {
 
     @Override
     public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "raw", 0.90)); // issue 6: claim + complete within 10 %
+        return List.of(new Ratio("baton", "raw", 0.90)); // Claim + complete within 10 %
     }
 
     @Override

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Issue 6, workload 3: the latency of one claim of 10 rows (one worker, claimed rows completed at once so the head
+ * The latency of one claim of 10 rows (one worker, claimed rows completed at once so the head
  * moves) with 10 thousand pending rows, with 1 million pending rows, and with 10 thousand pending above 5 million
  * completed rows. A claim that stays an index range scan costs the same in all three. Baton's {@code
  * ClaimQueue.claim(10)} against the hand-written claim of {@link RawDrainer}; value = p50 in µs (p99 in the latency
@@ -53,7 +53,7 @@ public final class ClaimLatencyWorkload implements Workload {
     }
 
     /**
-     * Issue 21, retention: {@code pending} rows alone, above {@code history} completed rows, and above them while a
+     * {@code pending} rows alone, above {@code history} completed rows, and above them while a
      * purge deletes completed rows in batches of {@code purgeBatch} every 100 ms (the oldest first, by id range, as a purge by
      * completion time would) on another connection for the whole run. Shows whether a plain batched {@code DELETE}
      * keeps the claim flat at that size, which decides whether a queue table needs partitions.
@@ -334,7 +334,7 @@ public final class ClaimLatencyWorkload implements Workload {
     }
 
     /**
-     * Issue 6: Baton's median p50 with many pending rows, and above a large history, against the small case; the claim
+     * Baton's median p50 with many pending rows, and above a large history, against the small case; the claim
      * stays an index range scan while each is within {@value #GROWTH_TARGET}×.
      */
     @Override

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Issue 24: what the epoch read costs a claim of a queue with a non-idempotent sink. Such a claim first reads the
+ * What the epoch read costs a claim of a queue with a non-idempotent sink. Such a claim first reads the
  * writer's epoch on the claim's connection ({@code Diagnostics.epoch}, one more round trip). {@code baton} claims with
  * the dialect on the class path, {@code baton-no-epoch} with the same dialect whose {@code epoch} answers empty
  * without asking the server ({@link EpochDialect#without}), so the difference is the read alone. On PostgreSQL, {@code

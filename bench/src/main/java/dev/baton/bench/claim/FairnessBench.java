@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 21's fairness figure: one tenant holds a large backlog of eligible rows (1,000,000 by default), older than
+ * Fairness figure: one tenant holds a large backlog of eligible rows (1,000,000 by default), older than
  * those of 20 tenants with 10 rows each; a Worker drains the queue, and the bench records when each small tenant's row
  * reaches its handler. Today's claim (id order) against {@code fairAcross("tenant")}, alternating P F F P in one
  * invocation, on PostgreSQL and MariaDB; a run stops once every small row was served or at the cap, so an unfair run's
@@ -303,7 +303,7 @@ public final class FairnessBench {
     }
 
     /**
-     * {@code d} with the round-robin claim rendered as before issue 21's bounded form: the spec without its
+     * {@code d} with the round-robin claim rendered as before its bounded form: the spec without its
      * {@link BatchUpdateSpec#fairGroups()}, so the dialect runs the window over every eligible row.
      */
     static Dialect windowOnly(Dialect d) {

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What a weight per group costs a round-robin claim (issue 21, capability 2): {@code --rows} eligible rows spread over
+ * What a weight per group costs a round-robin claim: {@code --rows} eligible rows spread over
  * 20 tenants, a claim of 100 by {@code fairAcross("tenant")} against the same with five tenants of weight 3, the two
  * alternating, each claim rolled back (so every claim sees the same table); medians and p90 of the timed claims after
  * five warm-up claims of each. Prints one line per database; the table is {@code gw_bench}, dropped at the end.

@@ -17,7 +17,7 @@ final class JobTable {
     /** Creates the table with {@code history} completed rows, then {@code pending} due rows above them. */
     static void create(Target target, long history, int pending) throws Exception {
         boolean pg = target.kind() == Target.Kind.POSTGRES;
-        String ts = pg ? "TIMESTAMPTZ" : "DATETIME(6) NULL"; // Baton refuses TIMESTAMP leases (issue 11)
+        String ts = pg ? "TIMESTAMPTZ" : "DATETIME(6) NULL"; // Baton refuses TIMESTAMP leases
         try (Connection c = target.pool().getConnection();
                 Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS " + NAME);

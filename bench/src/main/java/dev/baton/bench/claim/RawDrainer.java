@@ -122,7 +122,7 @@ public final class RawDrainer implements Drainer {
     private static final String DUE = "(next_attempt_at IS NULL OR next_attempt_at <= ";
 
     /**
-     * The attempt limit a claim enforces (a crashed row is never handed out past it, issue 11): Baton's default
+     * The attempt limit a claim enforces (a crashed row is never handed out past it): Baton's default
      * {@code maxAttempts}, as the bench's queue uses it.
      */
     private static final int MAX_ATTEMPTS = 10;

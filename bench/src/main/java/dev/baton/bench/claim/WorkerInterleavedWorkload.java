@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Issue 21: the Worker as a service configures it against the hand-written claim loop, in one timed run whose slices
+ * The Worker as a service configures it against the hand-written claim loop, in one timed run whose slices
  * of {@value #SLICE} s alternate between the variants (A B C C B A …), so that this shared machine's drift falls on
  * all of them alike: the run-to-run spread of the {@code worker} workload here (per-repetition ratios from 0.67 to
  * 1.18 in one invocation) hides a 10 % gap. All variants drain one table; a variant works only in its own slices (the

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Issue 13: the Worker as users run it, batch {@value #BATCH}: one {@code Worker} with {@code concurrency(1)}, one
+ * The Worker as users run it, batch {@value #BATCH}: one {@code Worker} with {@code concurrency(1)}, one
  * with {@code concurrency(8)}, and 8 {@code Worker}s, each with completions that set nothing ({@code plain}) and
  * completions that set a column ({@code guid}: {@code .set("third_party_guid", "g" + id)}), against hand-written
  * JDBC on as many threads doing the same work ({@link RawDrainer}: the same claim, the no-op, one fenced completion
@@ -84,7 +84,7 @@ public final class WorkerWorkload implements Workload {
 
     @Override
     public List<Ratio> ratios() {
-        return List.of(new Ratio("baton", "raw", 0.90)); // issue 13: 0.90 (8 Workers plain: 0.93)
+        return List.of(new Ratio("baton", "raw", 0.90)); // 0.90 (8 Workers plain: 0.93)
     }
 
     @Override

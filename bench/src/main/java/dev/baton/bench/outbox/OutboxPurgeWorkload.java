@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue 21, retention: {@code Outbox.purgeDelivered} on an outbox of {@code days} million delivered messages, one
+ * {@code Outbox.purgeDelivered} on an outbox of {@code days} million delivered messages, one
  * million per day of age, with 10,000 pending messages above them. Each point purges the oldest remaining day
  * (rows/s), in order, on the same table: a purge whose cost grows with what it already deleted (dead index entries
  * scanned again by every batch) shows as falling rows/s from day to day. After each day, the latency of the outbox's

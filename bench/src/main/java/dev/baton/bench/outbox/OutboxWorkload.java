@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 6, workload 4: outbox enqueue + dispatch, messages per second end to end, Baton's outbox ({@link BatonOutbox})
+ * Outbox enqueue + dispatch, messages per second end to end, Baton's outbox ({@link BatonOutbox})
  * against the same outbox written by hand ({@link RawOutbox}). In every timed run P producer threads and D dispatcher
  * threads start together on a fresh table holding delivered history; the timer stops when the last message's delivery is committed.
  */

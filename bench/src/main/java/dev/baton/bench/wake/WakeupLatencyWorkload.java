@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Issue 21, capability 5: enqueue-to-handler latency, today's polling against wake-ups. An enqueue is a transition
+ * Enqueue-to-handler latency, today's polling against wake-ups. An enqueue is a transition
  * {@code NEW → PENDING} through Baton that stamps the wall clock; the handler (one Worker, default poll intervals of
  * 500 ms after a short batch doubling to 5 s when idle, batch 10) records its own wall clock minus the stamp.
  *

@@ -11,8 +11,7 @@ import java.util.List;
  * worker} (one Worker with concurrency 1 or 8, or 8 Workers, completions with and without a column), {@code
  * claim-latency} (one claim against backlog and completed history), {@code drain} (end to end: Baton workers,
  * hand-written JDBC and db-scheduler draining the same number of no-op tasks), {@code outbox} (end to end: producers
- * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code epoch-read} (issue 24:
- * a sending queue's claim with and without the epoch read), {@code jmh}.
+ * enqueue and dispatchers deliver messages, Baton's outbox against hand-written JDBC), {@code epoch-read}, {@code jmh}.
  */
 public final class Workloads {
     private Workloads() {}
@@ -46,10 +45,10 @@ public final class Workloads {
                 case "worker-interleaved" -> out.add(new dev.baton.bench.claim.WorkerInterleavedWorkload());
                 case "epoch-read" -> out.add(new dev.baton.bench.claim.EpochReadWorkload());
                 case "claim-latency-10m" ->
-                    // issue 13: the completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
+                    // The completed-history point at 10 M rows (PostgreSQL: use with --targets postgres)
                     out.add(new dev.baton.bench.claim.ClaimLatencyWorkload(10_000, 1_000_000, 10_000_000, 300));
                 case "retention" ->
-                    // issue 21, capability 6: the claim above 10 M completed rows, and while a batched purge runs
+                    // the claim above 10 M completed rows, and while a batched purge runs
                     out.add(dev.baton.bench.claim.ClaimLatencyWorkload.retention(60_000, 10_000_000, 5_000, 5_000));
                 case "outbox-purge" -> out.add(new dev.baton.bench.outbox.OutboxPurgeWorkload(5));
                 case "claim-latency" ->

@@ -143,7 +143,7 @@ public final class FencedWrites<S extends Enum<S>> {
                 shape.epochs.putBack(r.id(), sent); // a retry or release: a SENDING mark before it is not in doubt
             }
             if (r instanceof LeaseResult.LeaseLost<S>) {
-                // once per claim: a heartbeat may have found the loss already and told the listeners (correctness #15)
+                // once per claim: a heartbeat may have found the loss already and told the listeners
                 if (firstLoss.test(d.row())) {
                     log.warn(
                             "queue '{}': lease lost on row {} (attempt {}): the outcome {} was not written; another"

@@ -125,7 +125,7 @@ public final class QueueShape<S extends Enum<S>> {
     /** {@code  WHERE id = ? AND token = ? AND state IN (held)}: the fence of every write under a claim. */
     public final String fence;
 
-    /** The writer's epoch as the claims saw it, and the SENDING marks a failover could lose (issue 24, item 4). */
+    /** The writer's epoch as the claims saw it, and the SENDING marks a failover could lose. */
     final EpochWatch<S> epochs;
 
     /** Renders the shape of {@code def}. */
@@ -196,7 +196,7 @@ public final class QueueShape<S extends Enum<S>> {
         where.addAll(def.eligible());
         where.add(Condition.due(def.nextAttemptColumn()));
         // A row put back in the claimable state with its attempts used up (by a host's transition, or by the sweep or
-        // release of an older version) is never handed out for attempt maxAttempts + 1 (issue 11 item 3): the claim
+        // release of an older version) is never handed out for attempt maxAttempts + 1: the claim
         // passes it over, and the expiry sweep moves it to the dead state (Sweeps.reclaimExpired). The test filters
         // the rows the claim's index already delivers, so the claim stays one statement on the same plan.
         this.claimWhere = SqlFragment.join(

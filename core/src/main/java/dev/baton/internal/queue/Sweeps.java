@@ -86,7 +86,7 @@ public final class Sweeps<S extends Enum<S>> {
         this.putBackMove = spentRows;
         // An expired send keeps in its lease column when its quarantine ends: lease + sendTimeout + margin. Its sender
         // may be alive and paused between its last check and its call; until then a reconciler that finds nothing at
-        // the sink proves nothing (issue 20 item 2), so unknownRows() does not offer the row.
+        // the sink proves nothing, so unknownRows() does not offer the row.
         this.expireSends = shape.sending == null
                 ? null
                 : sweep(

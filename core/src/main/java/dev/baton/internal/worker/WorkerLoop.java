@@ -469,7 +469,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                     inFlight.replace(row, now);
                 } else if (inFlight.remove(row) != null) {
                     // out of the heartbeat set: the loss is counted once, not at every tick while the handler runs
-                    // (correctness #15); the flush still settles the row's outcome, fenced
+                    // the flush still settles the row's outcome, fenced
                     lost(row, "a heartbeat found it reclaimed");
                 }
             }
@@ -522,8 +522,7 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     /**
      * Asks the reconciler about the unknown sends past their quarantine, page by page after the last row asked, so
-     * that rows whose verdict is "can't tell yet" or whose reconcile call fails never hold up the others (correctness
-     * #8): each row is settled on its own, and the next sweep takes up after the last row asked (from the lowest once
+     * that rows whose verdict is "can't tell yet" or whose reconcile call fails never hold up the others: each row is settled on its own, and the next sweep takes up after the last row asked (from the lowest once
      * the end is reached).
      */
     private void reconcile() {

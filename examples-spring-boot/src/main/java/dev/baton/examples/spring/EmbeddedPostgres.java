@@ -28,7 +28,7 @@ final class EmbeddedPostgres implements ApplicationContextInitializer<Configurab
         EmbeddedPostgresServer server = TestDatabases.startPostgresEmbedded();
         // Registered before any bean, so destroyed after all of them (the registry destroys in reverse order),
         // from the context's own close: a JVM shutdown hook of the server's own would stop it while the workers
-        // still poll, and fill the console with their lost connections (issue 23).
+        // still poll, and fill the console with their lost connections.
         registry.registerDisposableBean("embeddedPostgresServer", server::close);
         TestDatabase pg = server.database();
         env.getPropertySources()

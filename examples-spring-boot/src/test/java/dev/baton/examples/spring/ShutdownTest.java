@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 23: the example as the README starts it (embedded PostgreSQL), stopped the way a user stops it (SIGTERM, as
+ * The example as the README starts it (embedded PostgreSQL), stopped the way a user stops it (SIGTERM, as
  * Ctrl-C's SIGINT, runs the JVM's shutdown hooks): the workers stop, the pool closes, then the server goes, so the
  * stop is quick and logs no warning. The embedded server's own shutdown hook used to stop it first, at once, while
  * the workers still polled (its log line came before the pool's); a newcomer saw about 150 lines of lost-connection

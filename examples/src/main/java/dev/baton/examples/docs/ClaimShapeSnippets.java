@@ -10,7 +10,7 @@ import dev.baton.examples.payment.SyncStatus;
 import java.util.Map;
 
 /**
- * Snippets of the guide's sections on shaped claims (issue 21): a per-key limit, fairness across tenants,
+ * Snippets of the guide's sections on shaped claims: a per-key limit, fairness across tenants,
  * priorities and a rate limit. Compiled here so that they cannot rot (see {@link DocsGenerator}).
  */
 final class ClaimShapeSnippets {

@@ -48,7 +48,7 @@ import org.w3c.dom.NodeList;
 import org.xml.sax.InputSource;
 
 /**
- * Issue 23: the README's quick start as a new project, from the README's own blocks. Its {@code pom.xml} must be
+ * The README's quick start as a new project, from the README's own blocks. Its {@code pom.xml} must be
  * well-formed and declare exactly the artifacts and versions this build uses (the Baton modules at the project's
  * version, the driver and the SLF4J backend at the parent pom's versions) and a compiler release; its
  * {@code QuickStart.java} is compiled at that release (Maven's default, Java 8, when the pom names none) against

@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The snippets of docs/src/spring.md, compiled. What they show is tested in the baton-spring module
- * ({@code SpringTransactionsTest}, {@code Issue12Test}, {@code TransientRetryTest}) on PostgreSQL and MariaDB.
+ * ({@code SpringTransactionsTest}, {@code JoiningExperimentsTest}, {@code TransientRetryTest}) on PostgreSQL and MariaDB.
  */
 final class SpringPageSnippets {
     private SpringPageSnippets() {}

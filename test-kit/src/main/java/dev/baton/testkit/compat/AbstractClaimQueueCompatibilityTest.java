@@ -230,7 +230,7 @@ public abstract class AbstractClaimQueueCompatibilityTest extends DatabaseSuite 
     }
 
     /**
-     * Issue 11 item 3: a row put back in the claimable state with its attempts used up (by a host, an older version's
+     * A row put back in the claimable state with its attempts used up (by a host, an older version's
      * sweep or release) is never claimed for an attempt past {@code maxAttempts} (it used to be claimed for attempt 4
      * and 6 of 3); the expiry sweep moves it to the dead state, keeping its last error, while a row with an attempt
      * left is claimed as usual.

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * {@link ShiftedClockDialect}, never the JVM clock) and faults as operations (a lost reply, a crashed worker, a
  * shutdown in the middle of a send, an outcome the database refuses), run against a pure in-memory model and the
  * database; after every step the results and the whole table (state, attempts and claim token of every row) are
- * compared, and the invariants of issue 11 are checked (no lost row, a terminal row never moves, a sending row goes
+ * compared, and the invariants are checked (no lost row, a terminal row never moves, a sending row goes
  * back to the claimable state only by reconciliation, attempts bounded). Time moves in steps of 25 s (70 s for a crash) against a 60 s lease and 10 s / 40 s backoffs, so
  * no comparison sits on a boundary.
  *
@@ -86,7 +86,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
          * did not, Done is wrong unless the row is in the target state under this claim's token, i.e. this claim had
          * already completed it in an earlier call: the retry reads that back and answers Done, which is true (the row
          * is completed, by this claim, once; a sweep, a release and a resolution clear or spend the token, and a new
-         * claim stamps its own), as the same call answers without a fault. On by default (issue 11 item 5).
+         * claim stamps its own), as the same call answers without a fault. On by default.
          */
         LOST_REPLY_COMPLETE,
         /**
@@ -96,32 +96,31 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
         CRASH,
         /**
          * A worker marks a row sending and stops; its shutdown releases the row. The row must stay sending (and go
-         * unknown after its lease), never claimable. On by default (issue 11 item 1).
+         * unknown after its lease), never claimable. On by default.
          */
         SHUTDOWN_MID_SEND,
         /**
          * Two held rows are completed in one {@code applyAll}, one with a value the database refuses (a 65-character
          * {@code third_party_guid} in a {@code VARCHAR(64)}): the good one commits, the refused one is isolated
-         * (dead, or pending for a retry after the policy's delay, attempts bounded). On by default (issue 11 item 2).
+         * (dead, or pending for a retry after the policy's delay, attempts bounded). On by default.
          */
         POISON_OUTCOME,
         /**
          * The sweep enforces the attempt limit: an expired processing row that has used {@code maxAttempts} goes to
          * the dead state, not back to the claimable one, and so does an unknown row that a "not sent" verdict finds
-         * with its attempts used up; attempts never exceed the limit. On by default (issue 11
-         * item 3).
+         * with its attempts used up; attempts never exceed the limit. On by default.
          */
         ATTEMPT_LIMIT_ON_EXPIRY,
         /**
          * A release does not use up an attempt (the attempt count goes back to what it was before the claim). On by
-         * default (issue 11 item 1).
+         * default.
          */
         RELEASE_KEEPS_ATTEMPT,
         /**
          * A dead row is put back in the claimable state behind Baton's back (a host's transition, an older version's
          * sweep), its attempts kept or, every other time, set to {@code maxAttempts}. The claim never hands a row out
          * for an attempt past {@code maxAttempts}; the sweep moves a claimable row with its attempts used up to the
-         * dead state. On by default (issue 11 item 3).
+         * dead state. On by default.
          */
         PUT_BACK
     }
@@ -500,7 +499,7 @@ public abstract class AbstractClaimQueueModelTest extends DatabaseSuite {
                 } else if (r.state == Sync.SENDING) {
                     r.state = Sync.UNKNOWN;
                     r.token = 0;
-                    r.leaseUntil += QUARANTINE; // offered for reconciliation only after it (issue 20)
+                    r.leaseUntil += QUARANTINE; // offered for reconciliation only after it
                     expected++;
                 }
             }

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 /**
- * Claims that shape what they take (issue 21, capabilities 1 to 3): a per-key limit held across concurrent claimers,
+ * Claims that shape what they take: a per-key limit held across concurrent claimers,
  * round-robin across groups, and priorities served by an index {@code verify()} checks. Each concurrent test fails
  * without its option (the plain claim takes the oldest rows whatever their key, group or priority); the per-key limit
  * is also run without its lock, to show that the interleaving it prevents happens.
@@ -507,7 +507,7 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
         assertTrue(claimed.size() >= 15, "the claims took rows: " + claimed.size());
     }
 
-    /** verify() refuses a priority queue whose index does not lead with the priority, and accepts its suggested one. */
+    /** Verify() refuses a priority queue whose index does not lead with the priority, and accepts its suggested one. */
     @Test
     void verifyChecksThePriorityIndexAndSuggestsIt() {
         List<Object[]> rows = new ArrayList<>();

@@ -26,7 +26,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Column types that look right to {@code verify()} but break Baton (issue 11 item 7): a fixed-width state column
+ * Column types that look right to {@code verify()} but break Baton: a fixed-width state column
  * whose reads come back padded, and non-ASCII codes in a single-byte character set.
  */
 public abstract class AbstractColumnTypeCompatibilityTest extends DatabaseSuite {
@@ -118,7 +118,7 @@ public abstract class AbstractColumnTypeCompatibilityTest extends DatabaseSuite 
     }
 
     /**
-     * Issue 11 item 6: a lease or backoff column whose values depend on the session's time zone lets sessions in
+     * A lease or backoff column whose values depend on the session's time zone lets sessions in
      * different zones disagree about a lease (a 5-minute lease reclaimed after a second). {@code verify()} refuses it,
      * and the host's columns in {@code olderThan}/{@code due} conditions, naming the DDL that fixes them.
      */

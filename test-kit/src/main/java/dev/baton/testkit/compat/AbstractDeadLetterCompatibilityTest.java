@@ -182,7 +182,7 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
     /**
      * On a queue with a non-idempotent sink, rows that went dead after their send may have happened (the reconciler's
      * deadLetter verdict, a completion the database refused after the send) are marked and left dead by both
-     * requeues unless the operator asks for them explicitly (issue 20, review #16); a row dead before its send is
+     * requeues unless the operator asks for them explicitly; a row dead before its send is
      * requeued as before.
      */
     @Test

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Exactly once at the edges of a claim queue (issue 11): shutdown during a send, outcomes the database refuses,
+ * Exactly once at the edges of a claim queue: shutdown during a send, outcomes the database refuses,
  * crash loops, reconciler verdicts, and stale tokens after a sweep, whatever the driver reports. Lease expiry is
  * simulated by shifting the database clock ({@link ShiftedClockDialect}).
  */
@@ -252,8 +252,7 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
     /**
      * A completion that waits on a row lock longer than the session's statement timeout (PostgreSQL 57014, MariaDB
      * {@code max_statement_time}, MySQL's lock wait timeout) failed for no fault of the row: it is retried or thrown and
-     * the row left to its lease, never dead-lettered (issue 20 item 3; the handler's work was done, and a requeue of
-     * the dead row would do it again).
+     * the row left to its lease, never dead-lettered.
      */
     @Test
     void aStatementTimeoutWhileACompletionWaitsOnARowLockNeverDeadLettersTheRow() throws Exception {
@@ -368,7 +367,7 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
     /**
      * A message that crashes its dispatcher on every attempt goes dead after its last one, and then holds its key
      * until the operator requeues (or deletes) it, so that the later message of the key is never delivered before it
-     * (issue 20, review #11); the requeued message is delivered first.
+     *; the requeued message is delivered first.
      */
     @Test
     void aCrashLoopingOutboxMessageGoesDeadAndHoldsItsKeyUntilRequeued() {
@@ -460,7 +459,7 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
         assertEquals(Sync.UNKNOWN, jobs.sync(1));
         AtomicInteger sends = new AtomicInteger();
         AtomicInteger asked = new AtomicInteger();
-        // an unknown send waits out its quarantine (issue 20) by the database clock: the worker reads it later
+        // an unknown send waits out its quarantine by the database clock: the worker reads it later
         Baton later = at(LATER);
         Worker worker = later.worker(jobs.sendingQueue(later, LEASE))
                 .batchSize(1)
@@ -591,7 +590,7 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 20 (correctness #12): an id stored as text reads as a {@link UUID} only in the canonical 36-character form;
+     * An id stored as text reads as a {@link UUID} only in the canonical 36-character form;
      * the JDK's parser took a truncated id ({@code …-42661417400}) for {@code …-042661417400}, a UUID naming no row.
      */
     @Test

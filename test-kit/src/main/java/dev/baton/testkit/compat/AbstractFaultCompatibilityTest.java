@@ -59,7 +59,7 @@ import org.junit.jupiter.api.TestFactory;
  * <p>A fault fires once; Baton's own transient retries then meet a healthy server. An operation that throws is always
  * acceptable (the caller knows it is in doubt); a result it returns must be true.
  *
- * <p>{@link #KNOWN_FAILURES} lists the cases that break an invariant today (none; issue 11 item 5 fixed them): each of
+ * <p>{@link #KNOWN_FAILURES} lists the cases that break an invariant today (none): each of
  * them asserts that it still breaks one, so the list stays exact and the test flags the fix when it lands.
  */
 public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
@@ -68,8 +68,7 @@ public abstract class AbstractFaultCompatibilityTest extends DatabaseSuite {
     private static final int MAX_ATTEMPTS = RetryPolicy.transientDefault().maxAttempts();
 
     /**
-     * Cases that break an invariant today, per database: none. The 17 per database that did (issue 11 item 5, lost
-     * replies after the server committed) were fixed by reading a receipt back on the retry (the claim token, the
+     * Cases that break an invariant today, per database: none. The 17 per database that did were fixed by reading a receipt back on the retry (the claim token, the
      * fenced write's token and state) or by a typed in-doubt answer ({@code TransitionResult.InDoubt}, {@code
      * BulkResult.countInDoubt()}, {@code OutcomeInDoubtException}). A case listed here must still break its invariant.
      */

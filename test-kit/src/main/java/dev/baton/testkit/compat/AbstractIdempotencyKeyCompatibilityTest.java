@@ -455,7 +455,7 @@ public abstract class AbstractIdempotencyKeyCompatibilityTest extends DatabaseSu
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ZERO));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(-1)));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofNanos(999_999)));
-        // issue 11 item 8: a 1 ms lease let two requests both do the work; leases start at 1 s, as claim leases
+        // A 1 ms lease let two requests both do the work; leases start at 1 s, as claim leases
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(1)));
         assertThrows(ConfigurationException.class, () -> d.lease(Duration.ofMillis(999)));
         assertEquals(Duration.ofSeconds(1), d.lease(Duration.ofSeconds(1)).lease());

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Wake-ups across processes on a database with notifications (PostgreSQL's {@code LISTEN}/{@code NOTIFY}; issue 21,
+ * Wake-ups across processes on a database with notifications (PostgreSQL's {@code LISTEN}/{@code NOTIFY},
  * capability 5): a worker in another JVM, polling every 30 s, is woken by a transition committed here; a listener whose
  * backend is terminated reconnects and is woken again. Each test listens on a channel of its own, so that the
  * listening backend is found in {@code pg_stat_activity} by its {@code LISTEN} statement.

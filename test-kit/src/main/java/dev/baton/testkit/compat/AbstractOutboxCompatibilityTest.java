@@ -339,8 +339,7 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
 
     /**
      * Per-key order survives a dead letter: the broker refuses the capture until the operator fixes it and requeues
-     * it; meanwhile the refund of the same key waits behind the dead capture instead of going first (issue 20,
-     * review #11).
+     * it; meanwhile the refund of the same key waits behind the dead capture instead of going first.
      */
     @Test
     void aDeadMessageHoldsItsKeySoARequeueKeepsTheOrder() throws Exception {
@@ -389,7 +388,7 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
 
     /**
      * The purge's DELETE commits and the reply is lost: the retry deletes nothing more. The count must say it is a
-     * lower bound, not report 0 as if nothing had been old enough (issue 20, review #9).
+     * lower bound, not report 0 as if nothing had been old enough.
      */
     @Test
     void aPurgeWhoseCommitReplyIsLostSaysItsCountIsALowerBound() {
@@ -421,7 +420,7 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 11 item 5: the server commits the insert and the reply is lost. The retry finds the call's receipt, so the
+     * The server commits the insert and the reply is lost. The retry finds the call's receipt, so the
      * message is stored once and the call reports it, with or without a dedup key (it used to answer in doubt).
      */
     @Test
@@ -447,7 +446,7 @@ public abstract class AbstractOutboxCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 11 item 5: the server commits a transition and its message and the commit's reply is lost. The retry
+     * The server commits a transition and its message and the commit's reply is lost. The retry
      * reads the call's receipt back and answers {@code Applied} (it used to answer {@code InDoubt}), with one message.
      * A reply lost before the commit (the server rolls the pair back) leaves neither, and the retry runs the pair
      * again: {@code Applied}, one message.

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A rate limit per queue (issue 21, capability 4): at most {@code rate} rows a second claimed across processes, held
+ * A rate limit per queue: at most {@code rate} rows a second claimed across processes, held
  * by a token bucket in the database. Two Baton instances on separate pools stand in for two processes; the window
  * test fails without the limit (every row is claimed in the first second), and the lost-reply tests count the tokens
  * a retried claim takes.
@@ -288,7 +288,7 @@ public abstract class AbstractRateLimitCompatibilityTest extends DatabaseSuite {
         assertTrue(sql.size() >= 4 && sql.get(0).contains(limits), sql.toString());
     }
 
-    /** verify() refuses a queue whose rate-limit table is missing, and hands over its DDL. */
+    /** Verify() refuses a queue whose rate-limit table is missing, and hands over its DDL. */
     @Test
     void verifyRefusesAMissingRateLimitTableWithItsDdl() {
         ClaimQueue<Sync> q = limited(baton, 10, 10);

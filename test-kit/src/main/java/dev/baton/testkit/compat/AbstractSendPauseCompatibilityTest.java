@@ -32,7 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A paused sender must not send after its lease (issue 20 item 2), and the worker's sweep must reconcile every unknown
+ * A paused sender must not send after its lease, and the worker's sweep must reconcile every unknown
  * send and count every lost lease once (correctness turn 3, #8 and #15). A pause is a sleep of the test's own thread
  * (nothing runs a heartbeat for the claim meanwhile), or a database clock shifted past the lease ({@link
  * ShiftedClockDialect}).
@@ -202,7 +202,7 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
                         .ready(10, Long.class));
     }
 
-    // ---- the worker's reconciliation (correctness #8)
+    // ---- the worker's reconciliation
 
     private void unknownRows(int count) {
         jobs.insert(1, count, Payment.PAID);
@@ -272,7 +272,7 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
         assertEquals(101, jobs.countBySync().get(Sync.UNKNOWN));
     }
 
-    // ---- one lost lease, one count (correctness #15)
+    // ---- one lost lease, one count
 
     @Test
     void oneLostLeaseIsCountedOnce() throws Exception {

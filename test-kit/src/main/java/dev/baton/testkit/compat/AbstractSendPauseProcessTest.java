@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The pause suite (issue 20): a worker JVM is stopped with {@code SIGSTOP} at one step of the send protocol and
+ * The pause suite: a worker JVM is stopped with {@code SIGSTOP} at one step of the send protocol and
  * continued ({@code SIGCONT}) after its lease, while a healthy worker JVM sweeps, reconciles and sends; both send to
  * a plain sink (every call recorded) and a fenced one ({@link SendPauseWorkerMain}). A double is a row the sink
  * recorded twice. The fenced sink must record none; the plain sink none outside the residual window (a pause between

@@ -41,7 +41,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Leases across time zones and past 2038 (issue 11 item 6). Two "hosts" differ in the JVM's default zone and in the
+ * Leases across time zones and past 2038. Two "hosts" differ in the JVM's default zone and in the
  * session zone of their connections (New York, {@code -05:00}; Berlin, {@code +01:00}), as two services deployed in
  * different regions would: a lease one of them takes must hold for the other for its whole length and end for both at
  * the same instant; the host's time columns written with {@code setNow} and read by {@code olderThan} mean the same
@@ -179,7 +179,7 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 15 item 9: a time column that Baton compares with its UTC clock but whose default fills it with a local
+     * A time column that Baton compares with its UTC clock but whose default fills it with a local
      * wall clock mixes zones, and {@code verify()} refuses it naming the UTC default; a PostgreSQL {@code timestamptz}
      * stores instants whatever its default.
      */
@@ -302,7 +302,7 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 20 (correctness #4): an own table as the first release made it, never upgraded (MySQL and MariaDB: {@code
+     * An own table as the first release made it, never upgraded (MySQL and MariaDB: {@code
      * TIMESTAMP(6)} columns, which this release's UTC clock misreads in each session's zone, so two services in
      * different zones both start the same key) is refused when its object is built, naming the time-column upgrade
      * file it lacks; the statements the refusal carries make it usable. A table the dialect ships no such upgrade for
@@ -342,7 +342,7 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 20 (correctness #3): {@code StateTable.verify(columns)} checks the time columns it is given as a queue's
+     * {@code StateTable.verify(columns)} checks the time columns it is given as a queue's
      * {@code verify()} checks its own: {@code olderThan}, {@code due} and {@code setNow} use the database's UTC clock,
      * which a zone-dependent type (MySQL and MariaDB {@code TIMESTAMP}: in a session at -05:00 an order created a second
      * ago looked 5 hours old to the expiry sweep) or a local-clock default disagrees with.
@@ -422,7 +422,7 @@ public abstract class AbstractTimeZoneCompatibilityTest extends DatabaseSuite {
     /**
      * The {@code createdAt} a listener gets for a delivered message (and so {@code baton.outbox.lag}) is the instant
      * the message was stored, whatever the JVM's zone: on MySQL and MariaDB the column holds the UTC wall clock, and
-     * was read in the JVM's zone (9 h of lag for an instant delivery in Tokyo; issue 20, review #10).
+     * was read in the JVM's zone (9 h of lag for an instant delivery in Tokyo).
      */
     @Test
     void anOutboxMessagesCreatedAtIsTheInstantItWasStoredInAnyJvmZone() throws Exception {

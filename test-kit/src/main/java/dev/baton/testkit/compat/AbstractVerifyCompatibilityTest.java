@@ -244,7 +244,7 @@ public abstract class AbstractVerifyCompatibilityTest extends DatabaseSuite {
     }
 
     /**
-     * Issue 24: on a loaded, analysed table where every row is eligible, the planner prefers walking the primary key
+     * On a loaded, analysed table where every row is eligible, the planner prefers walking the primary key
      * (the first rows it meets are claimable), and {@code verify()} refused the claim index it had suggested itself.
      * Its advice must be one it accepts, loaded or empty; without a claim index it still refuses.
      */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Wake-ups in one JVM (issue 21, capability 5): a commit that makes a row claimable wakes the idle workers of its queue
+ * Wake-ups in one JVM: a commit that makes a row claimable wakes the idle workers of its queue
  * after the commit, so a worker whose poll interval is 30 s handles the row within a few seconds; a rollback wakes
  * nobody; a burst of enqueues in one transaction costs one claim, not one per row. The bounds are far below the poll
  * interval and far above a wake-up's milliseconds: they test that the wake happens, not how fast.

@@ -24,7 +24,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * A worker process of the failover process suite (issue 24): one {@link Worker} on the seed's queue with a
+ * A worker process of the failover process suite: one {@link Worker} on the seed's queue with a
  * non-idempotent sink over {@code table} on the cluster, whose handler sends each row to a sink that is not on the
  * cluster ({@link FailoverSink}: tables on another server, so the record survives the failover): a plain sink that keeps
  * every call with its claim token and send token, and a fenced one that keeps the highest {@link

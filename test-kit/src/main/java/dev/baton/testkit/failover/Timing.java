@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Waiting for a condition and measuring seconds, as the failover suites do (issue 24). */
+/** Waiting for a condition and measuring seconds, as the failover suites do. */
 public final class Timing {
     private Timing() {}
 

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 24 with worker processes and a callback load, on any {@link FailoverTopology}: two worker JVMs ({@link
+ * The failover suite with worker processes and a callback load, on any {@link FailoverTopology}: two worker JVMs ({@link
  * FailoverWorkerMain}: the non-idempotent sink protocol, each call recorded with its claim token and send token by a
  * {@link FailoverSink} on a server the failover does not touch) and two callback threads in this JVM that apply the
  * guarded transition Payment PENDING → PAID, each callback delivered twice, with the failover audit ({@link
@@ -260,7 +260,7 @@ public final class WorkerProcessFailover {
                     15,
                     audits::toString);
 
-            // contract item 3: the lost claims' tokens cannot write on the new primary, where the rows were claimed
+            // the lost claims' tokens cannot write on the new primary, where the rows were claimed
             // again (and completed) under other tokens
             Map<Long, String> guids = guids(db, jobs.name());
             for (ClaimedRow<Sync> row : held) {

@@ -25,7 +25,7 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
- * The three experiments of issue 12, before (Baton told to join nothing: {@link HostTransactions#NONE}, as every
+ * Three experiments of joining host transactions, before (Baton told to join nothing: {@link HostTransactions#NONE}, as every
  * {@code Baton} was before {@code baton-spring}) and after (the same code, {@code baton-spring} found by
  * {@code ServiceLoader}). In each, a Spring transaction writes a ledger row and Baton applies a transition.
  */
@@ -33,7 +33,7 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 @EnumSource(
         value = TestServer.class,
         names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "MARIADB_LOCAL", "MARIADB_EMBEDDED"})
-class Issue12Test {
+class JoiningExperimentsTest {
     @Parameter
     TestServer server;
 
