@@ -2,6 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.TypedValues;
 import dev.baton.internal.worker.HandlerChain;
+import dev.baton.internal.worker.VirtualThreads;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * Processes a claim queue: {@code concurrency} poller threads each claim a batch, run its handlers in turn and commit
  * the outcomes together (a batch's completions in one statement, each row fenced by its token); with an
  * {@link Builder#executor executor}, one poller claims and the executor runs the handlers, at most
- * {@code concurrency} rows handed out at once. A scheduler thread extends the leases of rows held longer than the
+ * {@code concurrency} rows handed out at once; with {@link Builder#virtualThreads() virtual threads} (JDK 21+), one
+ * poller claims and starts a virtual thread per row, at most {@code concurrency} at once. A scheduler thread extends the leases of rows held longer than the
  * heartbeat interval and returns expired leases to the queue. No exception ends the loop.
  *
  * <pre>{@code
@@ -186,6 +188,7 @@ public final class Worker implements AutoCloseable {
         private Handler<S> handler;
         private Reconciler<S> reconciler;
         private String name;
+        private boolean virtualThreads;
         private Duration sweepInterval;
         private final List<BatonInterceptor> interceptors = new ArrayList<>();
         private Function<ClaimedRow<S>, OutboxMessage> messages;
@@ -217,9 +220,33 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** Runs handlers on the host's executor instead of a fixed pool the worker owns (it is not shut down). */
+        /**
+         * Runs handlers on the host's executor instead of the poller threads: one poller claims and hands the rows to
+         * it. The worker does not shut it down. Excludes {@link #virtualThreads()}.
+         */
         public Builder<S> executor(ExecutorService executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * Runs each handler on a virtual thread of its own (JDK 21 or later; default: the poller threads). One poller,
+         * a platform thread, claims and starts a virtual thread per row; {@code concurrency} still bounds the handlers
+         * running at once, since each claim takes at most the rows that leave no more than {@code concurrency} in
+         * flight (fewer than {@code batchSize} when handlers are busy). Heartbeats and sweeps stay on their platform
+         * thread, so handlers that pin every carrier cannot starve them. Handlers that use the database each need a
+         * connection of the pool at once: size it to {@code concurrency} plus the worker's own two (claims and
+         * commits, heartbeats and sweeps). Excludes {@link #executor(ExecutorService)}.
+         *
+         * <pre>{@code
+         * baton.worker(queue).virtualThreads().concurrency(200).batchSize(50).handle(row -> ...).start();
+         * }</pre>
+         *
+         * @throws ConfigurationException on a JDK before 21 (before any SQL)
+         */
+        public Builder<S> virtualThreads() {
+            VirtualThreads.require("queue '" + queue.name() + "'");
+            this.virtualThreads = true;
             return this;
         }
 
@@ -333,13 +360,18 @@ public final class Worker implements AutoCloseable {
         /**
          * Validates the configuration and starts the worker's threads.
          *
-         * @throws ConfigurationException if no handler is set, the lease is shorter than three heartbeats, or {@code
+         * @throws ConfigurationException if no handler is set, the lease is shorter than three heartbeats, {@code
          *     maxIdle} is longer than half of {@link EpochChange#HOLD} for a queue with a non-idempotent sink that is
-         *     not under {@link SendDurability#REQUIRE}
+         *     not under {@link SendDurability#REQUIRE}, or both {@link #virtualThreads()} and {@link
+         *     #executor(ExecutorService)} are set
          */
         public Worker start() {
             if (handler == null) {
                 throw new ConfigurationException("worker for queue '" + queue.name() + "' needs handle(...)");
+            }
+            if (virtualThreads && executor != null) {
+                throw new ConfigurationException("worker for queue '" + queue.name()
+                        + "': virtualThreads() and executor(...) exclude each other; choose one");
             }
             Duration beat = heartbeat != null ? heartbeat : queue.lease().dividedBy(3);
             if (beat.isZero() || beat.isNegative()) {
@@ -375,7 +407,8 @@ public final class Worker implements AutoCloseable {
                             beat,
                             shutdownTimeout,
                             sweepInterval,
-                            n),
+                            n,
+                            virtualThreads),
                     queue.engine(),
                     new Signals<>(queue),
                     queue::takeWorkerSweepTurn);

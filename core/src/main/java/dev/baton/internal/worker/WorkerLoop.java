@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * The running machinery of a {@link Worker}: without an executor, {@code concurrency} poller threads each claim a batch,
  * run its handlers in turn and commit its outcomes together (one fenced statement for a batch of completions), so
  * claims, handlers and commits of different batches overlap as hand-written claim loops on as many threads do; with the
- * host's executor, one poller claims, hands the rows to it and commits what finished. A scheduler thread sends
- * heartbeats and sweeps. No exception ends the loop.
+ * host's executor, one poller claims, hands the rows to it and commits what finished; with virtual threads, one poller
+ * claims only as many rows as {@code concurrency} leaves free and starts a virtual thread per row. The pollers and the
+ * scheduler are platform threads either way. A scheduler thread sends heartbeats and sweeps. No exception ends the loop.
  *
  * @param <S> the enum of states
  */
@@ -72,6 +73,7 @@ public final class WorkerLoop<S extends Enum<S>> {
      * @param shutdownTimeout how long close waits for handlers
      * @param sweepInterval the sweep interval, or null for the default
      * @param name the name of threads and logs
+     * @param virtualThreads whether each handler runs on a virtual thread of its own (JDK 21+; no executor then)
      */
     public record Settings(
             int batchSize,
@@ -82,7 +84,8 @@ public final class WorkerLoop<S extends Enum<S>> {
             Duration heartbeat,
             Duration shutdownTimeout,
             Duration sweepInterval,
-            String name) {}
+            String name,
+            boolean virtualThreads) {}
 
     private final ClaimQueue<S> queue;
     /** The unknown sends, as the reconciler resolves them (reported to the listeners as {@link AdminAction#RECONCILER}). */
@@ -101,6 +104,9 @@ public final class WorkerLoop<S extends Enum<S>> {
     private final long sweepMillis;
     private final Duration shutdownTimeout;
     private final ExecutorService executor;
+    /** The virtual-thread executor this loop made and shuts down, or null. */
+    private final ExecutorService ownExecutor;
+
     private final boolean inline;
     private final boolean sendingMode;
     private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
@@ -159,7 +165,8 @@ public final class WorkerLoop<S extends Enum<S>> {
                 ? b.sweepInterval().toMillis()
                 : Math.max(1000, Math.min(queue.lease().toMillis() / 2, 30_000));
         this.sendingMode = queue.sendingState() != null;
-        this.executor = b.executor();
+        this.ownExecutor = b.virtualThreads() ? VirtualThreads.perTaskExecutor(name + "-handler-") : null;
+        this.executor = ownExecutor != null ? ownExecutor : b.executor();
         this.inline = executor == null;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name + "-heartbeat"));
         int n = inline ? concurrency : 1;
@@ -254,7 +261,9 @@ public final class WorkerLoop<S extends Enum<S>> {
                     }
                     tokensAt = 0;
                 }
-                int want = batchSize;
+                // a thread per task has no pool to bound it: a claim takes only the rows free handlers can start, so
+                // that no more than concurrency handlers ever run at once (a host's pool bounds its own)
+                int want = ownExecutor != null ? Math.min(batchSize, concurrency - p.held.get()) : batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
                 long rateWait = signals.rateLimitWaitNanos();
                 failedPolls.set(0);
@@ -662,6 +671,9 @@ public final class WorkerLoop<S extends Enum<S>> {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (ownExecutor != null) {
+            ownExecutor.shutdownNow(); // no handler is left to wait for; one that outlived the timeout was interrupted
         }
         List<Decision<S>> left = new ArrayList<>();
         for (Poller p : pollers) {
