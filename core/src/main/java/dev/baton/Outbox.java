@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.CommitWait;
 import dev.baton.internal.DatabaseClock;
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
@@ -301,12 +302,18 @@ public final class Outbox {
         long receipt = RANDOM.nextLong();
         long[] enqueued = {-1};
         SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, receipt, enqueued);
-        TransitionResult<S> result = engine.joinOr(
+        CommitWait wait = engine.commitWait();
+        String[] notDurable = {null};
+        TransitionResult<S> committed = engine.joinOr(
                 operation,
                 c -> transitionThenEnqueue(c, transition, message, enqueued),
                 () -> engine.transaction(
-                        operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
-        if (result instanceof TransitionResult.Applied<S>) {
+                        operation,
+                        work,
+                        c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued),
+                        c -> notDurable[0] = wait.await(c, engine.dialect().diagnostics())));
+        TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
+        if (committed instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(transition.wokenQueues());
             transition.audit();
             if (enqueued[0] >= 0) {
@@ -315,7 +322,7 @@ public final class Outbox {
         }
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
-            if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
+            if (committed instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
                 engine.fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
             }
         }
