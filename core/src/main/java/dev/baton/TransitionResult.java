@@ -101,6 +101,12 @@ public sealed interface TransitionResult<S extends Enum<S>> {
         public static final String LOST_REPLY = "the connection was lost after the statement was sent; the row is in"
                 + " the target state, but whether this call moved it is unknown";
 
+        /**
+         * How the reason of an in-doubt result under {@link CommitDurability#REQUIRE} begins: the move committed on the
+         * writer, no standby was known to have it in time.
+         */
+        public static final String NOT_KNOWN_DURABLE = "applied on the writer, not known durable";
+
         /** Validates the components. */
         public InDoubt {
             java.util.Objects.requireNonNull(reason, "reason");
@@ -114,6 +120,15 @@ public sealed interface TransitionResult<S extends Enum<S>> {
          */
         public InDoubt(Object id, S state) {
             this(id, state, LOST_REPLY);
+        }
+
+        /**
+         * True when this result answers a commit that no standby was known to have in time ({@link
+         * CommitDurability#REQUIRE}): do not acknowledge it; a retry that finds the row durable answers {@link
+         * AlreadyInTarget}.
+         */
+        public boolean notKnownDurable() {
+            return reason.startsWith(NOT_KNOWN_DURABLE);
         }
     }
 

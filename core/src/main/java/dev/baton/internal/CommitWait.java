@@ -83,6 +83,6 @@ public final class CommitWait {
                         ? t.state()
                         : ((TransitionResult.InDoubt<S>) result).state();
         return new TransitionResult.InDoubt<>(
-                result.id(), state, "applied on the writer, not known durable: " + notDurable);
+                result.id(), state, TransitionResult.InDoubt.NOT_KNOWN_DURABLE + ": " + notDurable);
     }
 }

@@ -109,6 +109,7 @@ public abstract class AbstractCommitDurabilityTest extends DatabaseSuite {
             TransitionResult.InDoubt<?> d = assertInstanceOf(TransitionResult.InDoubt.class, r);
             assertEquals(Payment.PAID, d.state());
             assertTrue(d.reason().contains("applied on the writer, not known durable"), d.reason());
+            assertTrue(d.notKnownDurable(), d.reason());
             assertEquals(1, notDurable.size(), notDurable.toString());
             assertTrue(notDurable.get(0).startsWith("REQUIRE "), notDurable.toString());
         }
@@ -125,7 +126,7 @@ public abstract class AbstractCommitDurabilityTest extends DatabaseSuite {
         if (standbyHasCommits()) {
             assertInstanceOf(TransitionResult.AlreadyInTarget.class, again);
         } else {
-            assertInstanceOf(TransitionResult.InDoubt.class, again);
+            assertTrue(assertInstanceOf(TransitionResult.InDoubt.class, again).notKnownDurable());
         }
     }
 
