@@ -301,7 +301,8 @@ public final class Outbox {
         String operation = "transition and enqueue into outbox " + table;
         long receipt = RANDOM.nextLong();
         long[] enqueued = {-1};
-        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, receipt, enqueued);
+        List<TransitionResult<S>> last = new ArrayList<>(1); // the attempt that committed, for the wait after it
+        SqlWork<TransitionResult<S>> work = c -> kept(last, transitionAndInsert(c, transition, m, receipt, enqueued));
         CommitWait wait = engine.commitWait();
         String[] notDurable = {null};
         TransitionResult<S> committed = engine.joinOr(
@@ -310,8 +311,10 @@ public final class Outbox {
                 () -> engine.transaction(
                         operation,
                         work,
-                        c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued),
-                        c -> notDurable[0] = wait.await(c, engine.dialect().diagnostics())));
+                        c -> kept(last, transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)),
+                        c -> notDurable[0] = last.get(0).inTarget()
+                                ? wait.await(c, engine.dialect().diagnostics())
+                                : null));
         TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
         if (committed instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(transition.wokenQueues());
@@ -327,6 +330,13 @@ public final class Outbox {
             }
         }
         return result;
+    }
+
+    /** {@code r}, kept as the only element of {@code last}. */
+    private static <S extends Enum<S>> TransitionResult<S> kept(List<TransitionResult<S>> last, TransitionResult<S> r) {
+        last.clear();
+        last.add(r);
+        return r;
     }
 
     /**

@@ -184,6 +184,20 @@ public abstract class AbstractCommitDurabilityTest extends DatabaseSuite {
     }
 
     @Test
+    void aRejectedTransitionAndEnqueueWaitsForNothing() {
+        Baton baton = baton(CommitDurability.REQUIRE);
+        baton.ownTables().createOutboxTable(outboxTable);
+
+        TransitionResult<Payment> r = baton.outbox(outboxTable)
+                .transitionAndEnqueue(
+                        payments(baton).transition(4L, Payment.PENDING, Payment.PAID), Message.of("paid", "order 4"));
+
+        assertInstanceOf(TransitionResult.Rejected.class, r);
+        assertEquals(0, outboxRows());
+        assertEquals(List.of(), notDurable);
+    }
+
+    @Test
     void requireCoversInTransactionOnceAtItsCommit() {
         Baton baton = baton(CommitDurability.REQUIRE);
         StateTable<Payment> payments = payments(baton);
