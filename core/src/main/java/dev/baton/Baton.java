@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.CommitWait;
 import dev.baton.internal.Dialects;
 import dev.baton.internal.Engine;
 import dev.baton.internal.HostLookup;
@@ -223,6 +224,7 @@ public final class Baton {
         private String wakeupChannel = Wakeups.DEFAULT_CHANNEL;
         private DataSource reader;
         private java.time.Duration failoverAudit;
+        private CommitWait commitWait = CommitWait.OFF;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -363,6 +365,47 @@ public final class Baton {
         }
 
         /**
+         * Makes Baton's own commits of transitions wait, on the connection that committed, until a standby has them
+         * ({@link CommitDurability}): {@link Transition#apply()}, {@link Outbox#transitionAndEnqueue(Transition,
+         * Message)} and {@link Baton#inTransaction} on the data source. When no standby has the commit within {@code
+         * maxWait}: {@code WARN} logs, calls {@link BatonListener#onCommitNotDurable} and answers as usual;
+         * {@code REQUIRE} does the same, then answers {@link TransitionResult.InDoubt} (a result in the target state:
+         * applied on the writer, not known durable) or throws {@link CommitNotDurableException} from {@code
+         * inTransaction}. A transition that did not reach its target (rejected, not found, a conflict) waits for
+         * nothing. Default {@code OFF}.
+         *
+         * <p>Not covered: work in a host transaction (Spring's {@code @Transactional}, a jOOQ transaction, {@code
+         * apply(connection)}): it commits outside Baton, on a connection Baton no longer holds, so its durability is
+         * the host's business (e.g. PostgreSQL's {@code synchronous_commit} with {@code synchronous_standby_names}).
+         * Operations inside {@code inTransaction} wait once, at its commit.
+         *
+         * <p>Cost: two more round trips per commit (the log position, then the standbys; more while waiting) and the
+         * standby's lag, a few milliseconds for an asynchronous standby (see the transitions guide for measurements).
+         * Needs a database user that can read the standbys' progress; without a standby or that right, every commit
+         * is not known durable.
+         *
+         * <pre>{@code
+         * Baton baton = Baton.using(dataSource)
+         *         .commitDurability(CommitDurability.REQUIRE, Duration.ofMillis(500))
+         *         .build();
+         * }</pre>
+         *
+         * @param policy what to do when no standby has a commit in time
+         * @param maxWait how long to wait for a standby, 1 ms to 1 min
+         * @throws ConfigurationException if {@code maxWait} is outside 1 ms to 1 min
+         */
+        public Builder commitDurability(CommitDurability policy, java.time.Duration maxWait) {
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(maxWait, "maxWait");
+            if (maxWait.compareTo(java.time.Duration.ofMillis(1)) < 0
+                    || maxWait.compareTo(java.time.Duration.ofMinutes(1)) > 0) {
+                throw new ConfigurationException("commitDurability maxWait must be 1 ms to 1 min, was " + maxWait);
+            }
+            this.commitWait = new CommitWait(policy, maxWait);
+            return this;
+        }
+
+        /**
          * Builds the instance: unwraps the data source as the {@link HostTransactions} ask (e.g. Spring's
          * {@code TransactionAwareDataSourceProxy} to its target), then detects the dialect if none was set.
          *
@@ -373,7 +416,7 @@ public final class Baton {
             DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
             Dialect d = dialect != null ? dialect : Dialects.detect(target);
             Identifiers.quote(d, wakeupChannel); // within the database's identifier length, before any SQL
-            return new Baton(new Engine(
+            Engine engine = new Engine(
                     target,
                     d,
                     transientRetry,
@@ -384,7 +427,9 @@ public final class Baton {
                     crossProcessWakeups,
                     wakeupChannel,
                     reader,
-                    failoverAudit));
+                    failoverAudit);
+            engine.commitWait(commitWait);
+            return new Baton(engine);
         }
     }
 }

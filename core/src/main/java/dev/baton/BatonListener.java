@@ -83,6 +83,19 @@ public interface BatonListener {
     default void onSendNotDurable(String queue, Object id, SendDurability policy) {}
 
     /**
+     * A transition or transaction that Baton committed was not known to be on a standby within the wait ({@link
+     * Baton.Builder#commitDurability}): it is applied on the writer, and a failover may lose it. With {@link
+     * CommitDurability#REQUIRE} the caller got {@link TransitionResult.InDoubt} (or {@link CommitNotDurableException}),
+     * with {@link CommitDurability#WARN} its usual answer. Called in the caller's thread, after the commit; not for
+     * {@link CommitDurability#OFF}.
+     *
+     * @param operation what committed, e.g. {@code "transition payments id 7 to PAID"}
+     * @param policy the instance's policy
+     * @param reason why the commit is not known durable
+     */
+    default void onCommitNotDurable(String operation, CommitDurability policy, String reason) {}
+
+    /**
      * A claim from {@code queue} found a new writer (the database's epoch changed: a failover) and moved the rows whose
      * SENDING marks were lost with the old writer to the unknown state: {@link EpochChange#lostMarks()} sends are in
      * doubt and go to reconciliation. Called once per change, per queue and data source in the process, on the thread

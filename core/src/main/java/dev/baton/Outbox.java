@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.CommitWait;
 import dev.baton.internal.DatabaseClock;
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
@@ -300,13 +301,22 @@ public final class Outbox {
         String operation = "transition and enqueue into outbox " + table;
         long receipt = RANDOM.nextLong();
         long[] enqueued = {-1};
-        SqlWork<TransitionResult<S>> work = c -> transitionAndInsert(c, transition, m, receipt, enqueued);
-        TransitionResult<S> result = engine.joinOr(
+        List<TransitionResult<S>> last = new ArrayList<>(1); // the attempt that committed, for the wait after it
+        SqlWork<TransitionResult<S>> work = c -> kept(last, transitionAndInsert(c, transition, m, receipt, enqueued));
+        CommitWait wait = engine.commitWait();
+        String[] notDurable = {null};
+        TransitionResult<S> committed = engine.joinOr(
                 operation,
                 c -> transitionThenEnqueue(c, transition, message, enqueued),
                 () -> engine.transaction(
-                        operation, work, c -> transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)));
-        if (result instanceof TransitionResult.Applied<S>) {
+                        operation,
+                        work,
+                        c -> kept(last, transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)),
+                        c -> notDurable[0] = last.get(0).inTarget()
+                                ? wait.await(c, engine.dialect().diagnostics())
+                                : null));
+        TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
+        if (committed instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(transition.wokenQueues());
             transition.audit();
             if (enqueued[0] >= 0) {
@@ -315,11 +325,18 @@ public final class Outbox {
         }
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
-            if (result instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
+            if (committed instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
                 engine.fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
             }
         }
         return result;
+    }
+
+    /** {@code r}, kept as the only element of {@code last}. */
+    private static <S extends Enum<S>> TransitionResult<S> kept(List<TransitionResult<S>> last, TransitionResult<S> r) {
+        last.clear();
+        last.add(r);
+        return r;
     }
 
     /**

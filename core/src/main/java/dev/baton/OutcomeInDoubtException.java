@@ -12,9 +12,10 @@ package dev.baton;
  * call's write; {@code
  * ClaimQueue.reclaimExpired()} when a batch's count was lost (the sweep ran to the end; {@link #atLeast()} rows were
  * moved for certain); {@code Baton.inTransaction} when the reply to its COMMIT was lost and no receipt table lets it
- * read that commit back (or no retry could).
+ * read that commit back (or no retry could), and as {@link CommitNotDurableException} when its commit was not known
+ * durable in time ({@link Baton.Builder#commitDurability}). Not final only for that subclass.
  */
-public final class OutcomeInDoubtException extends BatonException {
+public class OutcomeInDoubtException extends BatonException {
     private static final long serialVersionUID = 1L;
 
     private final long atLeast;

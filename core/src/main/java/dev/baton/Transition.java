@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.CommitWait;
 import dev.baton.internal.Engine;
 import dev.baton.internal.sql.Assignments;
 import java.sql.Connection;
@@ -87,14 +88,20 @@ public final class Transition<S extends Enum<S>> {
     public TransitionResult<S> apply() {
         Engine engine = table.engine();
         String operation = "transition " + table.table() + " id " + id + " to " + target;
-        TransitionResult<S> result = engine.joinOr(
+        CommitWait wait = engine.commitWait();
+        String[] notDurable = {null};
+        TransitionResult<S> committed = engine.joinOr(
                 operation,
                 this::apply,
-                () -> engine.autocommit(operation, this::executeAndNotify, c -> inDoubt(execute(c))));
-        if (result instanceof TransitionResult.Applied<S>) {
+                () -> engine.autocommit(
+                        operation,
+                        c -> awaitDurable(c, executeAndNotify(c), wait, notDurable),
+                        c -> awaitDurable(c, inDoubt(execute(c)), wait, notDurable)));
+        if (committed instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(wokenQueues());
             audit();
         }
+        TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
         if (engine.hasListeners()) {
             engine.fire(l -> l.onTransition(table.table(), result));
         }
@@ -136,6 +143,16 @@ public final class Transition<S extends Enum<S>> {
         } catch (SQLException e) {
             throw new DataAccessException("transition " + table.table() + " id " + id + " to " + target, e);
         }
+    }
+
+    /**
+     * After an autocommit run: when {@code r} is in the target state, waits on {@code c} for a standby to have the
+     * commit ({@link CommitWait}) and leaves why not in {@code notDurable[0]}; the commit's own answer is returned.
+     */
+    private TransitionResult<S> awaitDurable(
+            Connection c, TransitionResult<S> r, CommitWait wait, String[] notDurable) {
+        notDurable[0] = r.inTarget() ? wait.await(c, table.engine().dialect().diagnostics()) : null;
+        return r;
     }
 
     /**

@@ -87,11 +87,50 @@ public sealed interface TransitionResult<S extends Enum<S>> {
      * "in the target state, effects of the move possibly already done": a caller that must act exactly once on the
      * move (send a mail, enqueue a message) should do so idempotently or from the outbox the move committed with.
      *
+     * <p>Under {@link CommitDurability#REQUIRE} ({@code Baton.Builder.commitDurability}) it also answers a move that
+     * committed on the writer but that no standby was known to have in time: a failover may still lose it, so do not
+     * acknowledge it; {@link #reason()} says so.
+     *
      * @param id the row id
      * @param state the current (and target) state
+     * @param reason why the outcome is in doubt
      * @param <S> the enum of states
      */
-    record InDoubt<S extends Enum<S>>(Object id, S state) implements TransitionResult<S> {}
+    record InDoubt<S extends Enum<S>>(Object id, S state, String reason) implements TransitionResult<S> {
+        /** The reason of an in-doubt result after a lost connection. */
+        public static final String LOST_REPLY = "the connection was lost after the statement was sent; the row is in"
+                + " the target state, but whether this call moved it is unknown";
+
+        /**
+         * How the reason of an in-doubt result under {@link CommitDurability#REQUIRE} begins: the move committed on the
+         * writer, no standby was known to have it in time.
+         */
+        public static final String NOT_KNOWN_DURABLE = "applied on the writer, not known durable";
+
+        /** Validates the components. */
+        public InDoubt {
+            java.util.Objects.requireNonNull(reason, "reason");
+        }
+
+        /**
+         * An in-doubt result after a lost connection ({@link #LOST_REPLY}).
+         *
+         * @param id the row id
+         * @param state the current (and target) state
+         */
+        public InDoubt(Object id, S state) {
+            this(id, state, LOST_REPLY);
+        }
+
+        /**
+         * True when this result answers a commit that no standby was known to have in time ({@link
+         * CommitDurability#REQUIRE}): do not acknowledge it; a retry that finds the row durable answers {@link
+         * AlreadyInTarget}.
+         */
+        public boolean notKnownDurable() {
+            return reason.startsWith(NOT_KNOWN_DURABLE);
+        }
+    }
 
     /**
      * The row is in a state this transition may not start from; nothing was written.

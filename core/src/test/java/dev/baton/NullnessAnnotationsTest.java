@@ -72,6 +72,8 @@ class NullnessAnnotationsTest {
             "dev.baton.ClaimedRow#get(String) returns",
             "dev.baton.ClaimedRow#get(String,Class) returns",
             "dev.baton.ClaimedRow#values() returns type argument",
+            "dev.baton.CommitNotDurableException#<init>(String,String,Object) param 2",
+            "dev.baton.CommitNotDurableException#result() returns",
             "dev.baton.DataAccessException#sqlState() returns",
             "dev.baton.DeadMessage#<init>(OutboxMessage,String) param 1",
             "dev.baton.DeadMessage#lastError() returns",

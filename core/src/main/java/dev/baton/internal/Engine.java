@@ -85,6 +85,9 @@ public final class Engine {
     /** The first statement of an own transaction where {@link dev.baton.spi.DialectTraits#isolationPerTransaction()}. */
     private static final String SET_READ_COMMITTED = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
+    /** Set once before the engine is shared: see {@link #commitWait(CommitWait)}. */
+    private volatile CommitWait commitWait = CommitWait.OFF;
+
     /** Physical connections seen at READ COMMITTED, weakly held (a closed connection drops out). */
     private final Map<Connection, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -272,6 +275,29 @@ public final class Engine {
     }
 
     /**
+     * As {@link #transaction(String, SqlWork, SqlWork)}, then {@code afterCommit} on the connection that committed,
+     * before it goes back to the pool (the {@link CommitWait}); never inside a host transaction, which commits later.
+     */
+    public <T> T transaction(
+            String operation, SqlWork<T> work, SqlWork<T> afterLostReply, Consumer<Connection> afterCommit) {
+        HostTransaction host = hosts.current(dataSource);
+        if (host != null) {
+            return joined(operation, host, work);
+        }
+        return ownWithRetry(operation, true, work, afterLostReply, null, afterCommit);
+    }
+
+    /** What this instance waits for after its own commits ({@code Baton.Builder.commitDurability}). */
+    public CommitWait commitWait() {
+        return commitWait;
+    }
+
+    /** Sets {@link #commitWait()}; called once, by {@code Baton.Builder.build()}, before the engine is shared. */
+    public void commitWait(CommitWait wait) {
+        this.commitWait = java.util.Objects.requireNonNull(wait, "wait");
+    }
+
+    /**
      * Runs {@code work} in a READ COMMITTED transaction of its own even when a host transaction is active: for DDL
      * (which commits an open transaction on MySQL and MariaDB) and checks made while configuring.
      */
@@ -357,10 +383,20 @@ public final class Engine {
             SqlWork<T> work,
             SqlWork<T> afterLostReply,
             @Nullable String releaseAfterEnd) {
+        return ownWithRetry(operation, transactional, work, afterLostReply, releaseAfterEnd, null);
+    }
+
+    private <T> T ownWithRetry(
+            String operation,
+            boolean transactional,
+            SqlWork<T> work,
+            SqlWork<T> afterLostReply,
+            @Nullable String releaseAfterEnd,
+            @Nullable Consumer<Connection> afterCommit) {
         boolean lost = false;
         for (int attempt = 1; ; attempt++) {
             try {
-                return once(transactional, lost, lost ? afterLostReply : work, null, releaseAfterEnd);
+                return once(transactional, lost, lost ? afterLostReply : work, null, releaseAfterEnd, afterCommit);
             } catch (SQLException e) {
                 SqlError error = dialect.diagnostics().classify(e);
                 // a read-only refusal counts as a lost reply too: an autocommit work's earlier statements may have
@@ -413,9 +449,25 @@ public final class Engine {
             @Nullable Attempt<T> watch,
             @Nullable String releaseAfterEnd)
             throws SQLException {
+        return once(transactional, afterFailover, work, watch, releaseAfterEnd, null);
+    }
+
+    /** As above; then {@code afterCommit} on the connection that committed, which must not throw. */
+    private <T> T once(
+            boolean transactional,
+            boolean afterFailover,
+            SqlWork<T> work,
+            @Nullable Attempt<T> watch,
+            @Nullable String releaseAfterEnd,
+            @Nullable Consumer<Connection> afterCommit)
+            throws SQLException {
         try (Connection c = borrow(afterFailover)) {
             try {
-                return run(c, transactional, work, watch);
+                T result = run(c, transactional, work, watch);
+                if (afterCommit != null) {
+                    afterCommit.accept(c);
+                }
+                return result;
             } catch (SQLException | RuntimeException | Error e) {
                 if (failover(e)) {
                     abort(c, e);
@@ -945,7 +997,16 @@ public final class Engine {
                                 OWN_TRANSACTION.set(c);
                             }
                         },
-                        current);
+                        current,
+                        null,
+                        commitWait.off() ? null : c -> current.notDurable = commitWait.await(c, dialect.diagnostics()));
+                if (current.notDurable != null) {
+                    commitWait.reportNotDurable(this, operation, current.notDurable);
+                    if (commitWait.required()) {
+                        current.afterCommit.forEach(Runnable::run);
+                        throw new dev.baton.CommitNotDurableException(operation, current.notDurable, result);
+                    }
+                }
                 current.afterCommit.forEach(Runnable::run);
                 if (withReceipt) {
                     purgeReceiptsNowAndThen();
@@ -960,7 +1021,17 @@ public final class Engine {
                         "{}: the reply to COMMIT was lost; its receipt shows it took effect, not running it again",
                         operation);
                 inDoubt.afterCommit.forEach(Runnable::run);
+                if (!commitWait.off()) {
+                    // the committing connection is gone: its commit's position is not known to this one
+                    String why = "the reply to COMMIT was lost, so its position was not read";
+                    commitWait.reportNotDurable(this, operation, why);
+                    if (commitWait.required()) {
+                        throw new dev.baton.CommitNotDurableException(operation, why, inDoubt.result);
+                    }
+                }
                 return inDoubt.result;
+            } catch (dev.baton.CommitNotDurableException e) {
+                throw e;
             } catch (SQLException | RuntimeException e) {
                 afterFailover |= failover(e);
                 if (current.receiptWritten) {
@@ -1040,6 +1111,10 @@ public final class Engine {
 
         boolean receiptWritten;
         boolean committing;
+
+        /** Why a standby was not known to have this attempt's commit in time ({@link CommitWait}); null: it was. */
+        @Nullable
+        String notDurable;
     }
 
     /** The receipt of this call is in the table: an earlier attempt's COMMIT took effect. */

@@ -2,6 +2,7 @@ package dev.baton.micrometer;
 
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
+import dev.baton.CommitDurability;
 import dev.baton.EpochChange;
 import dev.baton.Outbox;
 import dev.baton.OutboxMessage;
@@ -104,6 +105,8 @@ public final class BatonMetrics implements BatonListener {
     public static final String UNKNOWN_SENDS = "baton.unknown.sends";
     /** SENDING marks not known durable on a standby within the queue's wait. */
     public static final String SENDS_NOT_DURABLE = "baton.sends.not.durable";
+    /** Commits of transitions and transactions not known durable on a standby within the instance's wait. */
+    public static final String COMMITS_NOT_DURABLE = "baton.commits.not.durable";
     /** Failovers a claim noticed. */
     public static final String EPOCH_CHANGES = "baton.epoch.changes";
     /** Sends found in doubt after a failover (their marks lost with the old writer). */
@@ -300,6 +303,12 @@ public final class BatonMetrics implements BatonListener {
     @Override
     public void onSendNotDurable(String queue, Object id, SendDurability policy) {
         counter(SENDS_NOT_DURABLE, "queue", queue, "policy", word(policy)).increment();
+    }
+
+    /** Tagged by policy only: the operation names a row. */
+    @Override
+    public void onCommitNotDurable(String operation, CommitDurability policy, String reason) {
+        counter(COMMITS_NOT_DURABLE, "policy", word(policy)).increment();
     }
 
     @Override

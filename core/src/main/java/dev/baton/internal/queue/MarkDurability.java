@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * reads the server's log position once, then polls the standbys' progress with a short backoff (1 ms doubling to 20
  * ms) until one has it or the queue's wait is over. Stateless.
  */
-final class MarkDurability {
+public final class MarkDurability {
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -23,7 +23,7 @@ final class MarkDurability {
      * Empty when a standby has everything {@code c} committed, else why not (the database cannot say, or no standby
      * had it within {@code maxWait}).
      */
-    static Optional<String> await(Connection c, Diagnostics diagnostics, Duration maxWait) throws SQLException {
+    public static Optional<String> await(Connection c, Diagnostics diagnostics, Duration maxWait) throws SQLException {
         Optional<String> position = diagnostics.commitPosition(c);
         if (position.isEmpty()) {
             return Optional.of("the database does not report replication progress");
