@@ -113,23 +113,31 @@ public final class GaleraCluster implements AutoCloseable {
         if (!available()) {
             Assumptions.abort(MISSING_BINARIES);
         }
-        GaleraCluster cluster;
-        try {
-            cluster = new GaleraCluster(Files.createTempDirectory("baton-galera-"));
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot make a directory for the Galera cluster: " + e, e);
+        for (int attempt = 1; ; attempt++) {
+            GaleraCluster cluster;
+            try {
+                cluster = new GaleraCluster(Files.createTempDirectory("baton-galera-"));
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot make a directory for the Galera cluster: " + e, e);
+            }
+            Runtime.getRuntime().addShutdownHook(cluster.cleanup);
+            long started = System.nanoTime();
+            try {
+                cluster.build();
+            } catch (Exception e) {
+                String logs = cluster.logTails();
+                cluster.close();
+                // the ports are picked free before the nodes bind them, and a node's own outgoing connection can take
+                // one of them in between: start again on new ports
+                if (attempt < 3 && logs.contains("Address already in use")) {
+                    LOG.warn("a Galera node found its port taken (attempt {}); starting the cluster again", attempt);
+                    continue;
+                }
+                throw new IllegalStateException("the Galera cluster did not start: " + e + logs, e);
+            }
+            LOG.info("MariaDB Galera cluster started in {} ms: {}", TestDatabases.millisSince(started), cluster);
+            return cluster;
         }
-        Runtime.getRuntime().addShutdownHook(cluster.cleanup);
-        long started = System.nanoTime();
-        try {
-            cluster.build();
-        } catch (Exception e) {
-            String logs = cluster.logTails();
-            cluster.close();
-            throw new IllegalStateException("the Galera cluster did not start: " + e + logs, e);
-        }
-        LOG.info("MariaDB Galera cluster started in {} ms: {}", TestDatabases.millisSince(started), cluster);
-        return cluster;
     }
 
     /**
