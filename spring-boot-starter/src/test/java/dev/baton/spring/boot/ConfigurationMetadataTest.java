@@ -28,8 +28,19 @@ class ConfigurationMetadataTest {
                 .getCodeSource()
                 .getLocation()
                 .toURI());
-        String json = Files.readString(
-                classes.resolve("META-INF/spring-configuration-metadata.json"), StandardCharsets.UTF_8);
+        // the classes directory in a test run, the module's jar when the reactor has packaged it (verify)
+        String json;
+        if (Files.isDirectory(classes)) {
+            json = Files.readString(
+                    classes.resolve("META-INF/spring-configuration-metadata.json"), StandardCharsets.UTF_8);
+        } else {
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(classes.toFile())) {
+                java.util.jar.JarEntry entry = jar.getJarEntry("META-INF/spring-configuration-metadata.json");
+                try (java.io.InputStream in = jar.getInputStream(entry)) {
+                    json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+        }
         Map<String, String> properties = new LinkedHashMap<>();
         Matcher m = ENTRY.matcher(json);
         while (m.find()) {
