@@ -77,7 +77,7 @@ public final class Baton {
      *     gives false
      */
     public boolean isTransient(Throwable failure) {
-        return engine.isTransient(failure);
+        return engine.tx().failures().retryable(failure);
     }
 
     /**
@@ -111,7 +111,7 @@ public final class Baton {
      */
     public <T> T inTransaction(TransactionWork<T> work) {
         Objects.requireNonNull(work, "work");
-        return engine.inTransaction("transaction", work::run);
+        return engine.receipts().inTransaction("transaction", work::run);
     }
 
     /**
@@ -416,7 +416,7 @@ public final class Baton {
             DataSource target = Objects.requireNonNull(hosts.target(dataSource), "target data source");
             Dialect d = dialect != null ? dialect : Dialects.detect(target);
             Identifiers.quote(d, wakeupChannel); // within the database's identifier length, before any SQL
-            Engine engine = new Engine(
+            Engine engine = new Engine(new Engine.Settings(
                     target,
                     d,
                     transientRetry,
@@ -427,8 +427,8 @@ public final class Baton {
                     crossProcessWakeups,
                     wakeupChannel,
                     reader,
-                    failoverAudit);
-            engine.commitWait(commitWait);
+                    failoverAudit,
+                    commitWait));
             return new Baton(engine);
         }
     }

@@ -2,6 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.sql.Assignments;
+import dev.baton.internal.tx.Drain;
 import dev.baton.spi.BatchUpdate;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -106,11 +107,11 @@ public final class BulkTransition<S extends Enum<S>> {
         BatchUpdate statement = render();
         Engine engine = table.engine();
         String operation = "bulk transition " + table.table() + " to " + target;
-        Engine.Drained done = engine.drain(operation, statement, batchSize);
+        Drain.Drained done = Drain.drain(engine.tx(), operation, statement, batchSize);
         if (done.rows() > 0 || done.countInDoubt()) {
             engine.wakeups().announce(engine.wakeups().queuesWokenBy(table.table(), table.stateColumn(), target));
         }
-        engine.fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
+        engine.events().fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
         return new BulkResult(done.rows(), done.batches(), done.countInDoubt());
     }
 
@@ -119,7 +120,7 @@ public final class BulkTransition<S extends Enum<S>> {
         Objects.requireNonNull(connection, "connection");
         BatchUpdate statement = render();
         try {
-            Engine.Drained done = Engine.drain(connection, statement, batchSize);
+            Drain.Drained done = Drain.drain(connection, statement, batchSize);
             return new BulkResult(done.rows(), done.batches());
         } catch (SQLException e) {
             throw new DataAccessException("bulk transition " + table.table() + " to " + target, e);

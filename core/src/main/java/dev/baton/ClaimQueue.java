@@ -141,8 +141,8 @@ public final class ClaimQueue<S extends Enum<S>> {
         List<ClaimedRow<S>> claimed = interceptors.isEmpty()
                 ? claimer.claim(batchSize)
                 : new ClaimChain<>(shape, claimer, batchSize, 0).proceed();
-        if (!claimed.isEmpty() && shape.engine.hasListeners()) {
-            shape.engine.fire(l -> l.onClaim(shape.name, claimed.size()));
+        if (!claimed.isEmpty() && shape.engine.events().hasListeners()) {
+            shape.engine.events().fire(l -> l.onClaim(shape.name, claimed.size()));
         }
         return claimed;
     }
@@ -161,7 +161,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      */
     public List<ClaimedRow<S>> claim(Connection connection, int batchSize) {
         Objects.requireNonNull(connection, "connection");
-        return shape.engine.onCaller(connection, () -> claimer.claim(batchSize));
+        return shape.engine.tx().onCaller(connection, () -> claimer.claim(batchSize));
     }
 
     /**
@@ -225,7 +225,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      */
     public List<LeaseResult<S>> applyAll(Connection connection, List<Decision<S>> decisions) {
         Objects.requireNonNull(connection, "connection");
-        return shape.engine.onCaller(connection, () -> applyAll(decisions));
+        return shape.engine.tx().onCaller(connection, () -> applyAll(decisions));
     }
 
     /**
@@ -246,7 +246,7 @@ public final class ClaimQueue<S extends Enum<S>> {
             checkQueue(d.row());
         }
         List<LeaseResult<S>> results = writes.applyAll(decisions);
-        if (shape.engine.hasListeners()) {
+        if (shape.engine.events().hasListeners()) {
             Settlements.settled(shape, decisions, results);
         }
         return results;
@@ -315,7 +315,7 @@ public final class ClaimQueue<S extends Enum<S>> {
             throw new ConfigurationException(
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
         }
-        if (shape.engine.inHostTransaction()) {
+        if (shape.engine.tx().inHostTransaction()) {
             throw new BatonException("markSending in queue '" + shape.name + "' must commit before the external call:"
                     + " call it outside a transaction");
         }

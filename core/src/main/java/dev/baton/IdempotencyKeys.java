@@ -2,10 +2,10 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
-import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.IdempotencyKeyStatements;
 import dev.baton.internal.tables.IdempotencyKeyStatements.Stored;
 import dev.baton.internal.tables.OwnTableUpgrades;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.security.SecureRandom;
@@ -108,10 +108,11 @@ public final class IdempotencyKeys {
         checkKey(scope, key, fingerprint);
         long fence = RANDOM.nextLong();
         String operation = "begin idempotency key " + describe(scope, key);
-        return engine.joinOr(
-                operation,
-                c -> onCaller(c, operation, k -> beginOn(k, scope, key, fingerprint, fence)),
-                () -> engine.autocommit(operation, c -> beginOn(c, scope, key, fingerprint, fence)));
+        return engine.tx()
+                .joinOr(
+                        operation,
+                        c -> onCaller(c, operation, k -> beginOn(k, scope, key, fingerprint, fence)),
+                        () -> engine.tx().autocommit(operation, c -> beginOn(c, scope, key, fingerprint, fence)));
     }
 
     /**
@@ -148,10 +149,9 @@ public final class IdempotencyKeys {
         checkToken(token);
         checkResponse(token, response);
         String operation = "complete idempotency key " + describe(token.scope(), token.key());
-        return engine.joinOr(
-                operation,
-                c -> onCaller(c, operation, k -> completeOn(k, token, response)),
-                () -> engine.autocommit(operation, c -> completeOn(c, token, response)));
+        return engine.tx()
+                .joinOr(operation, c -> onCaller(c, operation, k -> completeOn(k, token, response)), () -> engine.tx()
+                        .autocommit(operation, c -> completeOn(c, token, response)));
     }
 
     /**
@@ -185,10 +185,8 @@ public final class IdempotencyKeys {
     public FinishResult fail(IdempotencyToken token) {
         checkToken(token);
         String operation = "fail idempotency key " + describe(token.scope(), token.key());
-        return engine.joinOr(
-                operation,
-                c -> onCaller(c, operation, k -> failOn(k, token)),
-                () -> engine.autocommit(operation, c -> failOn(c, token)));
+        return engine.tx().joinOr(operation, c -> onCaller(c, operation, k -> failOn(k, token)), () -> engine.tx()
+                .autocommit(operation, c -> failOn(c, token)));
     }
 
     /**

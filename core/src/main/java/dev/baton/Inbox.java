@@ -84,10 +84,8 @@ public final class Inbox {
         long receipt = RANDOM.nextLong();
         boolean[] retry = {false};
         String operation = "receive message '" + messageId + "' from '" + source + "'";
-        return engine.joinOr(
-                operation,
-                c -> receive(c, source, messageId),
-                () -> engine.autocommit(operation, c -> {
+        return engine.tx().joinOr(operation, c -> receive(c, source, messageId), () -> engine.tx()
+                .autocommit(operation, c -> {
                     boolean mayBeOurs = retry[0];
                     retry[0] = true;
                     return receive(c, source, messageId, receipt, mayBeOurs);

@@ -4,9 +4,9 @@ import dev.baton.internal.CommitWait;
 import dev.baton.internal.DatabaseClock;
 import dev.baton.internal.Engine;
 import dev.baton.internal.KeyText;
-import dev.baton.internal.SqlWork;
 import dev.baton.internal.tables.OutboxStatements;
 import dev.baton.internal.tables.OwnTableUpgrades;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.spi.SqlError;
@@ -255,17 +255,14 @@ public final class Outbox {
         Message m = withHeaders(message);
         String operation = "enqueue into outbox " + table;
         long receipt = RANDOM.nextLong();
-        EnqueueResult r = engine.joinOr(
-                operation,
-                c -> enqueue(c, message),
-                () -> engine.autocommit(
-                        operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt)));
+        EnqueueResult r = engine.tx().joinOr(operation, c -> enqueue(c, message), () -> engine.tx()
+                .autocommit(operation, c -> insert(c, m, receipt), c -> insertAfterLostReply(c, m, receipt)));
         if (r instanceof EnqueueResult.Enqueued) {
             engine.wakeups().wakeAfterCommit(wokenQueues);
         }
-        if (r instanceof EnqueueResult.Enqueued e && engine.hasListeners()) {
+        if (r instanceof EnqueueResult.Enqueued e && engine.events().hasListeners()) {
             // at once, or after the host's transaction commits when the enqueue joined one (never on its rollback)
-            engine.fire(l -> l.onEnqueued(table, m.topic(), e.id()));
+            engine.events().fire(l -> l.onEnqueued(table, m.topic(), e.id()));
         }
         return r;
     }
@@ -305,17 +302,16 @@ public final class Outbox {
         SqlWork<TransitionResult<S>> work = c -> kept(last, transitionAndInsert(c, transition, m, receipt, enqueued));
         CommitWait wait = engine.commitWait();
         String[] notDurable = {null};
-        TransitionResult<S> committed = engine.joinOr(
-                operation,
-                c -> transitionThenEnqueue(c, transition, message, enqueued),
-                () -> engine.transaction(
-                        operation,
-                        work,
-                        c -> kept(last, transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)),
-                        c -> notDurable[0] = last.get(0).inTarget()
-                                ? wait.await(c, engine.dialect().diagnostics())
-                                : null));
-        TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
+        TransitionResult<S> committed = engine.tx()
+                .joinOr(operation, c -> transitionThenEnqueue(c, transition, message, enqueued), () -> engine.tx()
+                        .transaction(
+                                operation,
+                                work,
+                                c -> kept(last, transitionAndInsertAfterLostReply(c, transition, m, receipt, enqueued)),
+                                c -> notDurable[0] = last.get(0).inTarget()
+                                        ? wait.await(c, engine.dialect().diagnostics())
+                                        : null));
+        TransitionResult<S> result = wait.settle(engine.events(), operation, committed, notDurable[0]);
         if (committed instanceof TransitionResult.Applied<S>) {
             engine.wakeups().wakeAfterCommit(transition.wokenQueues());
             transition.audit();
@@ -323,10 +319,10 @@ public final class Outbox {
                 engine.wakeups().wakeAfterCommit(wokenQueues);
             }
         }
-        if (engine.hasListeners()) {
-            engine.fire(l -> l.onTransition(transition.stateTable().table(), result));
+        if (engine.events().hasListeners()) {
+            engine.events().fire(l -> l.onTransition(transition.stateTable().table(), result));
             if (committed instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
-                engine.fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
+                engine.events().fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
             }
         }
         return result;
@@ -379,9 +375,9 @@ public final class Outbox {
         return new Worker.Builder<>(queue).messages(this::toMessage).handle(row -> {
             OutboxMessage message = toMessage(row);
             sink.deliver(message);
-            if (engine.hasListeners()) {
+            if (engine.events().hasListeners()) {
                 Instant created = instant(row.get("created_at"), utcWallClock);
-                engine.fire(l -> l.onDelivered(table, message, created));
+                engine.events().fire(l -> l.onDelivered(table, message, created));
             }
             return Outcome.complete(Status.DELIVERED);
         });

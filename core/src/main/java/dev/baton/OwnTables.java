@@ -155,7 +155,7 @@ public final class OwnTables {
         try {
             // One transaction where DDL is transactional (PostgreSQL, SQL Server): never half a table. Never the host's
             // transaction: MySQL and MariaDB commit an open transaction before DDL.
-            return engine.ownTransaction("create table " + table, c -> {
+            return engine.tx().ownTransaction("create table " + table, c -> {
                 if (new SchemaCheck(c, engine.dialect(), table).tableFound()) {
                     return false;
                 }
@@ -168,8 +168,9 @@ public final class OwnTables {
             });
         } catch (DataAccessException e) {
             // another process created it between our check and our CREATE
-            boolean exists = engine.ownTransaction(
-                    "look for table " + table, c -> new SchemaCheck(c, engine.dialect(), table).tableFound());
+            boolean exists = engine.tx()
+                    .ownTransaction(
+                            "look for table " + table, c -> new SchemaCheck(c, engine.dialect(), table).tableFound());
             if (exists) {
                 return false;
             }

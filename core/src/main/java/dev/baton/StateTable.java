@@ -136,7 +136,7 @@ public final class StateTable<S extends Enum<S>> {
      */
     public Optional<S> currentState(Object id) {
         Objects.requireNonNull(id, "id");
-        return engine.autocommit("read state of " + table + " id " + id, c -> statements.read(c, id, false));
+        return engine.tx().autocommit("read state of " + table + " id " + id, c -> statements.read(c, id, false));
     }
 
     /** Reads the current state of row {@code id} on the caller's connection. */
@@ -189,7 +189,7 @@ public final class StateTable<S extends Enum<S>> {
      */
     public void verify(String... columnsUsed) {
         UsedColumns used = used(columnsUsed);
-        engine.autocommit("verify " + table, c -> {
+        engine.tx().autocommit("verify " + table, c -> {
             SchemaCheck check = new SchemaCheck(c, engine.dialect(), table);
             if (!check.tableFound()) {
                 throw new SchemaMismatchException(

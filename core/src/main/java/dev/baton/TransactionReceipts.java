@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
+import dev.baton.internal.receipts.ReceiptGuard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -46,7 +47,7 @@ public final class TransactionReceipts {
      * @return the receipt
      */
     public static long newReceipt() {
-        return Engine.newReceipt();
+        return ReceiptGuard.newReceipt();
     }
 
     /**
@@ -61,22 +62,24 @@ public final class TransactionReceipts {
      * @throws DataAccessException if the statement fails (e.g. the receipt table does not exist)
      */
     public boolean record(long receipt) {
-        if (!engine.inHostTransaction()) {
+        if (!engine.tx().inHostTransaction()) {
             throw new IllegalStateException("a receipt is recorded in a transaction, and none is active on this thread"
                     + " for this Baton's data source");
         }
-        return engine.joinOr(
-                "record receipt in " + engine.receiptsTable(),
-                c -> {
-                    try {
-                        return engine.receipts().insert(c, receipt);
-                    } catch (SQLException e) {
-                        throw new DataAccessException("record receipt in " + engine.receiptsTable() + " failed", e);
-                    }
-                },
-                () -> {
-                    throw new IllegalStateException("no transaction");
-                });
+        return engine.tx()
+                .joinOr(
+                        "record receipt in " + engine.receipts().table(),
+                        c -> {
+                            try {
+                                return engine.receipts().statements().insert(c, receipt);
+                            } catch (SQLException e) {
+                                throw new DataAccessException(
+                                        "record receipt in " + engine.receipts().table() + " failed", e);
+                            }
+                        },
+                        () -> {
+                            throw new IllegalStateException("no transaction");
+                        });
     }
 
     /**
@@ -96,9 +99,10 @@ public final class TransactionReceipts {
                 throw new IllegalStateException("a receipt is recorded in a transaction; the connection is in"
                         + " autocommit mode, where it would commit alone");
             }
-            return engine.receipts().insert(connection, receipt);
+            return engine.receipts().statements().insert(connection, receipt);
         } catch (SQLException e) {
-            throw new DataAccessException("record receipt in " + engine.receiptsTable() + " failed", e);
+            throw new DataAccessException(
+                    "record receipt in " + engine.receipts().table() + " failed", e);
         }
     }
 
@@ -108,6 +112,6 @@ public final class TransactionReceipts {
      * @return the name given to {@link Baton.Builder#receiptsTable}, or {@code baton_receipts}
      */
     public String table() {
-        return engine.receiptsTable();
+        return engine.receipts().table();
     }
 }

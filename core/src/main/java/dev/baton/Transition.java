@@ -90,10 +90,8 @@ public final class Transition<S extends Enum<S>> {
         String operation = "transition " + table.table() + " id " + id + " to " + target;
         CommitWait wait = engine.commitWait();
         String[] notDurable = {null};
-        TransitionResult<S> committed = engine.joinOr(
-                operation,
-                this::apply,
-                () -> engine.autocommit(
+        TransitionResult<S> committed = engine.tx().joinOr(operation, this::apply, () -> engine.tx()
+                .autocommit(
                         operation,
                         c -> awaitDurable(c, executeAndNotify(c), wait, notDurable),
                         c -> awaitDurable(c, inDoubt(execute(c)), wait, notDurable)));
@@ -101,9 +99,9 @@ public final class Transition<S extends Enum<S>> {
             engine.wakeups().wakeAfterCommit(wokenQueues());
             audit();
         }
-        TransitionResult<S> result = wait.settle(engine, operation, committed, notDurable[0]);
-        if (engine.hasListeners()) {
-            engine.fire(l -> l.onTransition(table.table(), result));
+        TransitionResult<S> result = wait.settle(engine.events(), operation, committed, notDurable[0]);
+        if (engine.events().hasListeners()) {
+            engine.events().fire(l -> l.onTransition(table.table(), result));
         }
         return result;
     }
@@ -173,6 +171,7 @@ public final class Transition<S extends Enum<S>> {
      */
     void audit() {
         table.engine()
+                .audit()
                 .applied(table.table(), table.idColumn(), table.stateColumn(), table.statements(), id, sources, target);
     }
 

@@ -224,7 +224,7 @@ public final class UnknownSends<S extends Enum<S>> {
         shape.machine.checkTransition(shape.unknown, shape.dead);
         LeaseResult<S> dead = writes.resolveUnknownDead(id, reason);
         if (dead instanceof LeaseResult.Done<S>) {
-            shape.engine.fire(l -> l.onDeadLetter(shape.name, 1, BatonListener.DeadLetterReason.RECONCILER));
+            shape.engine.events().fire(l -> l.onDeadLetter(shape.name, 1, BatonListener.DeadLetterReason.RECONCILER));
         }
         return reported(AdminAction.Kind.DEAD_LETTER, id, dead);
     }

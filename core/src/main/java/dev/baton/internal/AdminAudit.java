@@ -14,7 +14,7 @@ public final class AdminAudit {
     /** Fires {@code onAdminAction} after the commit (see {@link Engine#fire}); the action stands whatever happens here. */
     public static void report(
             Engine engine, AdminAction.Kind kind, String queue, Object id, String principal, Object result, long rows) {
-        if (!engine.hasListeners()) {
+        if (!engine.events().hasListeners()) {
             return;
         }
         Instant at = null;
@@ -24,6 +24,6 @@ public final class AdminAudit {
             log.warn("queue '{}': could not read the database clock for the audit of {} {}", queue, kind, id, e);
         }
         AdminAction action = new AdminAction(kind, queue, id, principal, result, rows, at);
-        engine.fire(l -> l.onAdminAction(action));
+        engine.events().fire(l -> l.onAdminAction(action));
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.CommitDurability;
 import dev.baton.TransitionResult;
+import dev.baton.internal.events.Events;
 import dev.baton.internal.queue.MarkDurability;
 import dev.baton.spi.Diagnostics;
 import java.sql.Connection;
@@ -57,10 +58,10 @@ public final class CommitWait {
     }
 
     /** Logs a commit not known durable and tells the listeners. */
-    public void reportNotDurable(Engine engine, String operation, String reason) {
+    public void reportNotDurable(Events events, String operation, String reason) {
         log.warn(
                 "{}: committed on the writer, not known durable ({}, commit durability {})", operation, reason, policy);
-        engine.fireAfterOwnCommit(l -> l.onCommitNotDurable(operation, policy, reason));
+        events.fireNow(l -> l.onCommitNotDurable(operation, policy, reason));
     }
 
     /**
@@ -69,11 +70,11 @@ public final class CommitWait {
      * answered with {@link TransitionResult.InDoubt}.
      */
     public <S extends Enum<S>> TransitionResult<S> settle(
-            Engine engine, String operation, TransitionResult<S> result, @Nullable String notDurable) {
+            Events events, String operation, TransitionResult<S> result, @Nullable String notDurable) {
         if (notDurable == null || !result.inTarget()) {
             return result;
         }
-        reportNotDurable(engine, operation, notDurable);
+        reportNotDurable(events, operation, notDurable);
         if (!required()) {
             return result;
         }

@@ -21,7 +21,7 @@ public final class DatabaseClock {
     public static @Nullable Instant now(Engine engine) {
         String sql = "SELECT " + engine.dialect().sql().currentTimestamp();
         boolean utc = engine.dialect().sql().clockIsUtcWallClock();
-        return engine.autocommit("read the database clock", c -> {
+        return engine.tx().autocommit("read the database clock", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql);
                     ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.internal.tx.BoundTransactions;
 import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;
 import java.util.ArrayList;

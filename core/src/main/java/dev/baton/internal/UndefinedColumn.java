@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.SchemaMismatchException;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;

@@ -56,15 +56,16 @@ class PostgresPgBouncerIsolationTest {
 
     @Test
     void transactionsRunAtReadCommittedWhateverTheServerConnectionWasLeftAt() throws SQLException {
-        Engine engine = new Engine(pool, new PostgresDialect(), RetryPolicy.none(), List.of());
-        assertEquals("read committed", engine.transaction("probe", PostgresPgBouncerIsolationTest::level));
+        Engine engine =
+                new Engine(Engine.Settings.of(pool, new PostgresDialect()).retrying(RetryPolicy.none(), List.of()));
+        assertEquals("read committed", engine.tx().transaction("probe", PostgresPgBouncerIsolationTest::level));
 
         leaveEveryServerConnectionAt("REPEATABLE READ");
 
         for (int i = 0; i < 3; i++) {
             assertEquals(
                     "read committed",
-                    engine.transaction("probe", PostgresPgBouncerIsolationTest::level),
+                    engine.tx().transaction("probe", PostgresPgBouncerIsolationTest::level),
                     "the level of Baton's transaction on a server connection left at REPEATABLE READ");
         }
     }

@@ -54,7 +54,7 @@ public final class AdminPages {
      */
     public static long count(QueueShape<?> shape, String fromWhere, List<Object> binds, int limit, String operation) {
         checkCount(limit, shape.name);
-        return shape.engine.reader().autocommit(operation, c -> count(c, shape, fromWhere, binds, limit));
+        return shape.engine.reader().tx().autocommit(operation, c -> count(c, shape, fromWhere, binds, limit));
     }
 
     /** {@link #count(QueueShape, String, List, int, String)} on {@code c}; the limit is checked by the caller. */

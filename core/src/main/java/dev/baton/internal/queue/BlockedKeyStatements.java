@@ -65,7 +65,7 @@ public final class BlockedKeyStatements<S extends Enum<S>> {
             all.add(afterId);
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
-        return shape.engine.autocommit("list blocked keys in queue '" + shape.name + "'", c -> {
+        return shape.engine.tx().autocommit("list blocked keys in queue '" + shape.name + "'", c -> {
             List<BlockedKey<S>> keys = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, all);

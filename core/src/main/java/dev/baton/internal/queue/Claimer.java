@@ -2,8 +2,8 @@ package dev.baton.internal.queue;
 
 import dev.baton.ConfigurationException;
 import dev.baton.DataAccessException;
-import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Param;
@@ -95,8 +95,8 @@ public final class Claimer<S extends Enum<S>, R> {
         SqlWork<List<Object[]>> again =
                 c -> readBackOrClaim(c, batchSize, statement, bound, args.token(), shape.epochs.beforeClaim(c));
         List<Object[]> returned = shape.claimLock == null
-                ? shape.engine.batchUpdate(operation, shape.rateLimiter != null, work, again)
-                : shape.engine.batchUpdateUnderLock(operation, shape.claimLock, work, again);
+                ? shape.engine.tx().batchUpdate(operation, shape.rateLimiter != null, work, again)
+                : shape.engine.tx().batchUpdateUnderLock(operation, shape.claimLock, work, again);
         if (returned.size() > batchSize) {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);

@@ -6,8 +6,8 @@ import dev.baton.DeadRow;
 import dev.baton.DeadRowPage;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
-import dev.baton.internal.Engine;
-import dev.baton.internal.SqlWork;
+import dev.baton.internal.tx.Drain;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Rows;
@@ -98,7 +98,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
         List<String> select = shape.def.select();
-        return shape.engine.reader().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().tx().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, binds);
@@ -149,7 +149,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                                 + (descending ? " >= ?" : " <= ?") + match + order,
                         limit);
         List<String> select = shape.def.select();
-        return shape.engine.reader().autocommit("search dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().tx().autocommit("search dead rows in queue '" + shape.name + "'", c -> {
             List<Object> binds = new ArrayList<>(isDead.binds());
             if (afterId != null) {
                 binds.add(afterId);
@@ -235,7 +235,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         }
         String operation = "requeue dead row " + id + " in queue '" + shape.name + "'";
         SqlWork<TransitionResult<S>> work = c -> requeue(c, sql, id, binds, false);
-        TransitionResult<S> r = shape.engine.autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
+        TransitionResult<S> r = shape.engine.tx().autocommit(operation, work, c -> requeue(c, sql, id, binds, true));
         if (r instanceof TransitionResult.Applied<S>) {
             shape.engine.wakeups().announce(List.of(shape.name));
         }
@@ -244,7 +244,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
 
     private TransitionResult<S> requeue(Connection c, String sql, Object id, List<Object> binds, boolean afterLostReply)
             throws SQLException {
-        if (Engine.update(c, sql, binds) == 1) {
+        if (Drain.update(c, sql, binds) == 1) {
             return new TransitionResult.Applied<>(id, shape.claimable);
         }
         Optional<S> current = currentState(c, id);
@@ -300,13 +300,16 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                                 .build()));
         boolean[] lost = {false};
         Object[] noArgs = new Object[0];
-        int rows = shape.engine.batchUpdate(
-                "requeue dead rows in queue '" + shape.name + "'",
-                c -> statement.execute(c, noArgs).size(),
-                c -> {
-                    lost[0] = true; // the lost batch may have committed: its rows are claimable now, not counted
-                    return statement.execute(c, noArgs).size();
-                });
+        int rows = shape.engine
+                .tx()
+                .batchUpdate(
+                        "requeue dead rows in queue '" + shape.name + "'",
+                        c -> statement.execute(c, noArgs).size(),
+                        c -> {
+                            lost[0] =
+                                    true; // the lost batch may have committed: its rows are claimable now, not counted
+                            return statement.execute(c, noArgs).size();
+                        });
         if (rows > 0 || lost[0]) {
             shape.engine.wakeups().announce(List.of(shape.name));
         }

@@ -2,7 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.EpochChange;
 import dev.baton.SendDurability;
-import dev.baton.internal.Engine;
+import dev.baton.internal.tx.Drain;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
@@ -168,7 +168,7 @@ final class EpochWatch<S extends Enum<S>> {
      * marks made before are no longer in doubt. Not in a caller's transaction, which may still roll back.
      */
     void putBack(Object id, long sentNanos) {
-        if (record == null || shape.engine.inHostTransaction()) {
+        if (record == null || shape.engine.tx().inHostTransaction()) {
             return;
         }
         Object key = FencedWrites.idKey(id);
@@ -210,7 +210,7 @@ final class EpochWatch<S extends Enum<S>> {
         if (r.unreadable) {
             return true;
         }
-        boolean callers = shape.engine.inHostTransaction();
+        boolean callers = shape.engine.tx().inHostTransaction();
         Optional<WriterEpoch> read;
         long readAt = System.nanoTime();
         try {
@@ -277,8 +277,9 @@ final class EpochWatch<S extends Enum<S>> {
             List<Object> list = new ArrayList<>(ids);
             if (callers) {
                 // the caller's transaction may still roll back, while the record forgets these marks once moved
-                shape.engine.ownTransaction(
-                        "move the rows of lost SENDING marks in queue '" + shape.name + "'", own -> {
+                shape.engine
+                        .tx()
+                        .ownTransaction("move the rows of lost SENDING marks in queue '" + shape.name + "'", own -> {
                             moveToUnknown(own, list, found);
                             return null;
                         });
@@ -342,7 +343,7 @@ final class EpochWatch<S extends Enum<S>> {
                                 : "the old writer's commits were synchronous: claims go on");
             }
             // the move committed by itself, also in a caller's transaction (whose rollback does not undo it)
-            shape.engine.fireAfterOwnCommit(l -> l.onEpochChange(change));
+            shape.engine.events().fireNow(l -> l.onEpochChange(change));
             return !hold;
         }
     }
@@ -400,7 +401,7 @@ final class EpochWatch<S extends Enum<S>> {
             List<Object> binds = new ArrayList<>();
             binds.add(s.machine.code(s.unknown));
             binds.addAll(where);
-            Engine.update(c, sql, binds);
+            Drain.update(c, sql, binds);
         }
     }
 }

@@ -10,11 +10,11 @@ import dev.baton.Outcome;
 import dev.baton.OutcomeInDoubtException;
 import dev.baton.SendDurability;
 import dev.baton.SendNotDurableException;
-import dev.baton.internal.Engine;
 import dev.baton.internal.SchemaCheck;
-import dev.baton.internal.SqlWork;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.internal.sql.Assignments;
+import dev.baton.internal.tx.Drain;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
@@ -152,10 +152,10 @@ public final class FencedWrites<S extends Enum<S>> {
                             r.id(),
                             d.row().attempt(),
                             d.outcome().kind());
-                    shape.engine.fire(l -> l.onLeaseLost(shape.name, r.id()));
+                    shape.engine.events().fire(l -> l.onLeaseLost(shape.name, r.id()));
                 }
-            } else if (shape.engine.hasListeners()) {
-                shape.engine.fire(l -> {
+            } else if (shape.engine.events().hasListeners()) {
+                shape.engine.events().fire(l -> {
                     if (r instanceof LeaseResult.Done<S> done) {
                         l.onOutcome(
                                 shape.name,
@@ -181,10 +181,12 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         String operation = "apply " + decisions.size() + " outcome(s) in queue '" + shape.name + "'";
         try {
-            return shape.engine.transaction(
-                    operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
+            return shape.engine
+                    .tx()
+                    .transaction(
+                            operation, reported(c -> run(c, prepared)), reported(c -> runAfterLostReply(c, prepared)));
         } catch (DataAccessException e) {
-            if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
+            if (!refusedByDatabase(e) || shape.engine.tx().inHostTransaction()) {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
             // One outcome the database refuses must not roll back the others forever: write each alone
@@ -206,18 +208,24 @@ public final class FencedWrites<S extends Enum<S>> {
         String operation = "apply 1 outcome(s) in queue '" + shape.name + "'";
         // a column the table lacks is a deployment error, not this row's: it stays a SchemaMismatchException
         try {
-            return shape.engine.autocommit(
-                    operation, reported(c -> run(c, List.of(p))), reported(c -> runAfterLostReply(c, List.of(p))));
+            return shape.engine
+                    .tx()
+                    .autocommit(
+                            operation,
+                            reported(c -> run(c, List.of(p))),
+                            reported(c -> runAfterLostReply(c, List.of(p))));
         } catch (DataAccessException e) {
-            if (!refusedByDatabase(e) || shape.engine.inHostTransaction()) {
+            if (!refusedByDatabase(e) || shape.engine.tx().inHostTransaction()) {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
             // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
             String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
             Prepared<S> dead = deadLetter(
                     d.row(), prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
-            return shape.engine.autocommit(
-                    "dead-letter a refused outcome in queue '" + shape.name + "'", c -> run(c, List.of(dead)));
+            return shape.engine
+                    .tx()
+                    .autocommit(
+                            "dead-letter a refused outcome in queue '" + shape.name + "'", c -> run(c, List.of(dead)));
         }
     }
 
@@ -246,7 +254,7 @@ public final class FencedWrites<S extends Enum<S>> {
         for (ClaimedRow<S> r : rows) {
             prepared.add(new Prepared<>(update, fenced(r), r.id(), r.token(), shape.processing, Check.STILL_HELD));
         }
-        return shape.engine.transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
+        return shape.engine.tx().transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
     }
 
     /**
@@ -269,6 +277,7 @@ public final class FencedWrites<S extends Enum<S>> {
         if (policy == SendDurability.OFF) {
             long sent = System.nanoTime(); // before the first attempt: a retry's commit starts later still
             LeaseResult<S> result = shape.engine
+                    .tx()
                     .autocommit(
                             "mark sending in queue '" + shape.name + "'",
                             c -> run(c, List.of(p)),
@@ -281,13 +290,15 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         // the standbys are asked on the connection that wrote (or, after a lost reply, found) the mark: another
         // pooled connection may already reach another server
-        Marked<S> marked = shape.engine.autocommit(
-                "mark sending in queue '" + shape.name + "'",
-                c -> durable(c, run(c, List.of(p)).get(0), waitUntilNanos),
-                c -> durable(c, runAfterLostReply(c, List.of(p)).get(0), waitUntilNanos));
+        Marked<S> marked = shape.engine
+                .tx()
+                .autocommit(
+                        "mark sending in queue '" + shape.name + "'",
+                        c -> durable(c, run(c, List.of(p)).get(0), waitUntilNanos),
+                        c -> durable(c, runAfterLostReply(c, List.of(p)).get(0), waitUntilNanos));
         if (marked.notDurable().isPresent()) {
             String reason = marked.notDurable().get();
-            shape.engine.fire(l -> l.onSendNotDurable(shape.name, row.id(), policy));
+            shape.engine.events().fire(l -> l.onSendNotDurable(shape.name, row.id(), policy));
             if (policy == SendDurability.REQUIRE) {
                 throw new SendNotDurableException(shape.name, row.id(), reason);
             }
@@ -337,19 +348,22 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(shape.in(unknown).binds());
         String operation = "resolve unknown send in queue '" + shape.name + "'";
         long sent = System.nanoTime();
-        LeaseResult<S> result = shape.engine.autocommit(
-                operation,
-                reported(c -> Engine.update(c, update, binds) == 1
-                        ? new LeaseResult.Done<>(id, target)
-                        : new LeaseResult.LeaseLost<>(id)),
-                reported(c -> {
-                    if (Engine.update(c, update, binds) == 1) {
-                        return new LeaseResult.Done<>(id, target);
-                    }
-                    // the lost attempt may have resolved the row; nothing written identifies this call's write
-                    throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
-                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
-                }));
+        LeaseResult<S> result = shape.engine
+                .tx()
+                .autocommit(
+                        operation,
+                        reported(c -> Drain.update(c, update, binds) == 1
+                                ? new LeaseResult.Done<>(id, target)
+                                : new LeaseResult.LeaseLost<>(id)),
+                        reported(c -> {
+                            if (Drain.update(c, update, binds) == 1) {
+                                return new LeaseResult.Done<>(id, target);
+                            }
+                            // the lost attempt may have resolved the row; nothing written identifies this call's write
+                            throw new OutcomeInDoubtException(
+                                    operation + " id " + id + ": the connection was lost after the"
+                                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
+                        }));
         if (completion == null && target == shape.claimable && result instanceof LeaseResult.Done<S>) {
             shape.epochs.putBack(id, sent); // the reconciler's "not sent": the mark before it is not in doubt
         }
@@ -375,18 +389,21 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.add(id);
         binds.addAll(shape.in(List.of(shape.unknown)).binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
-        return shape.engine.autocommit(
-                operation,
-                c -> Engine.update(c, update, binds) == 1
-                        ? new LeaseResult.Done<>(id, shape.dead)
-                        : new LeaseResult.LeaseLost<>(id),
-                c -> {
-                    if (Engine.update(c, update, binds) == 1) {
-                        return new LeaseResult.Done<>(id, shape.dead);
-                    }
-                    throw new OutcomeInDoubtException(operation + " id " + id + ": the connection was lost after the"
-                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
-                });
+        return shape.engine
+                .tx()
+                .autocommit(
+                        operation,
+                        c -> Drain.update(c, update, binds) == 1
+                                ? new LeaseResult.Done<>(id, shape.dead)
+                                : new LeaseResult.LeaseLost<>(id),
+                        c -> {
+                            if (Drain.update(c, update, binds) == 1) {
+                                return new LeaseResult.Done<>(id, shape.dead);
+                            }
+                            throw new OutcomeInDoubtException(
+                                    operation + " id " + id + ": the connection was lost after the"
+                                            + " update was sent, and the row is no longer unknown: this call or another resolved it");
+                        });
     }
 
     /**
@@ -606,11 +623,15 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         int read;
         try {
-            read = shape.engine.autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
-                SchemaCheck.ColumnInfo col =
-                        new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
-                return col == null || col.size() <= 0 ? MAX_ERROR_LENGTH : Math.min(col.size(), MAX_ERROR_LENGTH);
-            });
+            read = shape.engine
+                    .tx()
+                    .autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
+                        SchemaCheck.ColumnInfo col =
+                                new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
+                        return col == null || col.size() <= 0
+                                ? MAX_ERROR_LENGTH
+                                : Math.min(col.size(), MAX_ERROR_LENGTH);
+                    });
         } catch (DataAccessException e) {
             return MAX_ERROR_LENGTH; // not cached: read again at the next error text
         }
@@ -766,7 +787,7 @@ public final class FencedWrites<S extends Enum<S>> {
         String operation = "complete " + decisions.size() + " row(s) in queue '" + shape.name + "'";
         try {
             // a retry runs every group again: a group that had committed matches no row and is read back as ours
-            shape.engine.autocommit(operation, reported(c -> {
+            shape.engine.tx().autocommit(operation, reported(c -> {
                 for (int k = 0; k < groups.size(); k++) {
                     List<LeaseResult<S>> written = completeTogether(c, members.get(k));
                     for (int j = 0; j < written.size(); j++) {
@@ -821,7 +842,7 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(ids);
         binds.add(token);
         binds.addAll(shape.heldBinds);
-        int count = Engine.update(c, update, binds);
+        int count = Drain.update(c, update, binds);
         if (count > n) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
                     + " ids: " + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");

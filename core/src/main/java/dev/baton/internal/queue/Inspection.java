@@ -88,7 +88,7 @@ public final class Inspection<S extends Enum<S>> {
             b.addAll(eligibleNow.binds());
         }
         b.addAll(rowsBinds);
-        QueueHealth counted = shape.engine.reader().autocommit("measure queue '" + shape.name + "'", c -> {
+        QueueHealth counted = shape.engine.reader().tx().autocommit("measure queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, b);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -115,9 +115,11 @@ public final class Inspection<S extends Enum<S>> {
             return counted;
         }
         // the standbys are the writer's: asked there even when the counts came from a reader
-        OptionalInt standbys = shape.engine.autocommit(
-                "read the standbys of queue '" + shape.name + "'",
-                c -> shape.dialect.diagnostics().failoverStandbys(c));
+        OptionalInt standbys = shape.engine
+                .tx()
+                .autocommit(
+                        "read the standbys of queue '" + shape.name + "'",
+                        c -> shape.dialect.diagnostics().failoverStandbys(c));
         QueueHealth h = counted;
         return new QueueHealth(
                 h.eligible(),
@@ -186,6 +188,7 @@ public final class Inspection<S extends Enum<S>> {
                         + ") baton_first";
         QueueHealth counted = shape.engine
                 .reader()
+                .tx()
                 .autocommit("measure queue '" + shape.name + "' (counts up to " + limit + ")", c -> {
                     long eligible = AdminPages.count(c, shape, from + eligibleNow.sql(), eligibleNow.binds(), limit);
                     // NOT (guard) would drop rows whose guard is NULL; the CASE counts them as not eligible, as
@@ -253,7 +256,7 @@ public final class Inspection<S extends Enum<S>> {
     public void verify(List<String> columnsUsed) {
         QueueDefinition<S> def = shape.def;
         UsedColumns used = used(columnsUsed);
-        shape.engine.autocommit("verify queue '" + shape.name + "'", c -> {
+        shape.engine.tx().autocommit("verify queue '" + shape.name + "'", c -> {
             Dialect d = shape.dialect;
             SchemaCheck check = new SchemaCheck(c, d, shape.table);
             if (!check.tableFound()) {

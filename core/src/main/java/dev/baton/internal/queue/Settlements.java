@@ -22,7 +22,9 @@ public final class Settlements {
             BatonListener.DeadLetterReason reason = null;
             if (!(r instanceof LeaseResult.Done<S> done)) {
                 settled = BatonListener.Settled.LEASE_LOST;
-                shape.engine.fire(l -> l.onFencedWriteRefused(name, r.id(), BatonListener.FencedWrite.OUTCOME));
+                shape.engine
+                        .events()
+                        .fire(l -> l.onFencedWriteRefused(name, r.id(), BatonListener.FencedWrite.OUTCOME));
             } else if (done.state() == shape.dead) {
                 settled = BatonListener.Settled.DEAD_LETTERED;
                 reason = switch (o.kind()) {
@@ -42,10 +44,10 @@ public final class Settlements {
                 };
             }
             BatonListener.Settled s = settled;
-            shape.engine.fire(l -> l.onSettled(name, r.id(), d.row().attempt(), s));
+            shape.engine.events().fire(l -> l.onSettled(name, r.id(), d.row().attempt(), s));
             if (reason != null) {
                 BatonListener.DeadLetterReason why = reason;
-                shape.engine.fire(l -> l.onDeadLetter(name, 1, why));
+                shape.engine.events().fire(l -> l.onDeadLetter(name, 1, why));
             }
         }
     }
@@ -53,12 +55,12 @@ public final class Settlements {
     /** Tells the listeners which of {@code results} were refused writes of {@code write} kind. */
     public static <S extends Enum<S>> void refused(
             QueueShape<S> shape, List<? extends LeaseResult<S>> results, BatonListener.FencedWrite write) {
-        if (!shape.engine.hasListeners()) {
+        if (!shape.engine.events().hasListeners()) {
             return;
         }
         for (LeaseResult<S> r : results) {
             if (r instanceof LeaseResult.LeaseLost<S>) {
-                shape.engine.fire(l -> l.onFencedWriteRefused(shape.name, r.id(), write));
+                shape.engine.events().fire(l -> l.onFencedWriteRefused(shape.name, r.id(), write));
             }
         }
     }

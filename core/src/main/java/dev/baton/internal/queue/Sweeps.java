@@ -2,8 +2,8 @@ package dev.baton.internal.queue;
 
 import dev.baton.BatonListener;
 import dev.baton.OutcomeInDoubtException;
-import dev.baton.internal.Engine;
-import dev.baton.internal.SqlWork;
+import dev.baton.internal.tx.Drain;
+import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
@@ -110,32 +110,38 @@ public final class Sweeps<S extends Enum<S>> {
      *     lower bound, {@link OutcomeInDoubtException#atLeast()})
      */
     public long reclaimExpired() {
-        Engine.Drained reclaimed =
-                shape.engine.drain("reclaim expired leases in queue '" + shape.name + "'", reclaim, BATCH);
+        Drain.Drained reclaimed =
+                Drain.drain(shape.engine.tx(), "reclaim expired leases in queue '" + shape.name + "'", reclaim, BATCH);
         long moved = reclaimed.rows();
         if (moved > 0) {
-            shape.engine.fire(l -> l.onReclaim(shape.name, moved));
+            shape.engine.events().fire(l -> l.onReclaim(shape.name, moved));
         }
-        Engine.Drained exhaustedRows = shape.engine.drain(
-                "dead-letter expired leases past maxAttempts in queue '" + shape.name + "'", exhausted, BATCH);
+        Drain.Drained exhaustedRows = Drain.drain(
+                shape.engine.tx(),
+                "dead-letter expired leases past maxAttempts in queue '" + shape.name + "'",
+                exhausted,
+                BATCH);
         long expiredDead = exhaustedRows.rows();
         if (expiredDead > 0) {
-            shape.engine.fire(
-                    l -> l.onDeadLetter(shape.name, expiredDead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
+            shape.engine
+                    .events()
+                    .fire(l -> l.onDeadLetter(shape.name, expiredDead, BatonListener.DeadLetterReason.LEASE_EXPIRED));
         }
         long dead = expiredDead;
-        Engine.Drained putBackRows = deadLetterSpentClaimable();
+        Drain.Drained putBackRows = deadLetterSpentClaimable();
         long spent = putBackRows.rows();
         if (spent > 0) {
-            shape.engine.fire(l -> l.onDeadLetter(shape.name, spent, BatonListener.DeadLetterReason.RETRIES_EXHAUSTED));
+            shape.engine
+                    .events()
+                    .fire(l -> l.onDeadLetter(shape.name, spent, BatonListener.DeadLetterReason.RETRIES_EXHAUSTED));
         }
         dead += spent;
         boolean inDoubt = reclaimed.countInDoubt() || exhaustedRows.countInDoubt() || putBackRows.countInDoubt();
         if (expireSends == null) {
             return certain(moved + dead, inDoubt);
         }
-        Engine.Drained expired =
-                shape.engine.drain("move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH);
+        Drain.Drained expired = Drain.drain(
+                shape.engine.tx(), "move expired sends to unknown in queue '" + shape.name + "'", expireSends, BATCH);
         long lost = expired.rows();
         if (lost > 0) {
             log.warn(
@@ -144,7 +150,7 @@ public final class Sweeps<S extends Enum<S>> {
                     shape.name,
                     lost,
                     quarantine(shape).toMillis());
-            shape.engine.fire(l -> l.onUnknownSends(shape.name, lost));
+            shape.engine.events().fire(l -> l.onUnknownSends(shape.name, lost));
         }
         return certain(moved + dead + lost, inDoubt || expired.countInDoubt());
     }
@@ -183,13 +189,13 @@ public final class Sweeps<S extends Enum<S>> {
      * {@code UPDATE} by id. A batch whose reply was lost is run again (the guard keeps it from counting a row twice) and
      * the total becomes a lower bound.
      */
-    private Engine.Drained deadLetterSpentClaimable() {
+    private Drain.Drained deadLetterSpentClaimable() {
         String operation = "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'";
         boolean[] lost = {false};
         long rows = 0;
         int batches = 0;
         while (true) {
-            List<Object> ids = shape.engine.autocommit(operation, c -> {
+            List<Object> ids = shape.engine.tx().autocommit(operation, c -> {
                 List<Object> found = new ArrayList<>();
                 try (PreparedStatement ps = c.prepareStatement(putBackFind.sql())) {
                     Rows.bind(ps, 1, putBackFind.binds());
@@ -203,7 +209,7 @@ public final class Sweeps<S extends Enum<S>> {
             });
             batches++;
             if (ids.isEmpty()) {
-                return new Engine.Drained(rows, batches, lost[0]);
+                return new Drain.Drained(rows, batches, lost[0]);
             }
             // the rows a transaction holds locked are left for the next sweep: waiting for one (a host's long
             // transaction) would stall the sweep, and the expired sends after it would not reach the unknown state
@@ -225,15 +231,15 @@ public final class Sweeps<S extends Enum<S>> {
                 binds.add(shape.machine.code(shape.dead));
                 binds.addAll(locked);
                 binds.addAll(putBackMove.binds());
-                return Engine.update(c, putBackMoveSql(locked.size()), binds);
+                return Drain.update(c, putBackMoveSql(locked.size()), binds);
             };
-            int moved = shape.engine.transaction(operation, move, c -> {
+            int moved = shape.engine.tx().transaction(operation, move, c -> {
                 lost[0] = true;
                 return move.run(c);
             });
             rows += moved;
             if (ids.size() < BATCH || moved == 0) {
-                return new Engine.Drained(
+                return new Drain.Drained(
                         rows, batches, lost[0]); // the end, or every row found was taken or locked meanwhile
             }
         }
@@ -300,7 +306,7 @@ public final class Sweeps<S extends Enum<S>> {
         binds.add(max);
         String operation = "dead-letter an exhausted unknown send in queue '" + shape.name + "'";
         SqlWork<Boolean> afterLostReply = c -> {
-            if (Engine.update(c, update, binds) == 1) {
+            if (Drain.update(c, update, binds) == 1) {
                 return true;
             }
             try (PreparedStatement ps = c.prepareStatement(
@@ -316,7 +322,7 @@ public final class Sweeps<S extends Enum<S>> {
             }
             return false;
         };
-        return shape.engine.autocommit(operation, c -> Engine.update(c, update, binds) == 1, afterLostReply);
+        return shape.engine.tx().autocommit(operation, c -> Drain.update(c, update, binds) == 1, afterLostReply);
     }
 
     /**
@@ -338,7 +344,7 @@ public final class Sweeps<S extends Enum<S>> {
         if (afterId != null) {
             binds.add(afterId);
         }
-        return shape.engine.autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
+        return shape.engine.tx().autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<Object> ids = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(limited)) {
                 Rows.bind(ps, 1, binds);

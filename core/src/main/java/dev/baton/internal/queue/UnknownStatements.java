@@ -61,7 +61,7 @@ public final class UnknownStatements<S extends Enum<S>> {
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
         List<String> select = shape.def.select();
         boolean utc = shape.dialect.sql().clockIsUtcWallClock();
-        return shape.engine.autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
+        return shape.engine.tx().autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<UnknownRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, binds);

@@ -7,9 +7,9 @@ import dev.baton.TransactionRolledBackException;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Conditions;
-import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
 import dev.baton.internal.UndefinedColumn;
+import dev.baton.internal.tx.Connections;
 import dev.baton.spi.BatchUpdate;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
@@ -121,7 +121,7 @@ public final class TableStatements<S extends Enum<S>> {
         } catch (SQLException e) {
             SqlError error = dialect.diagnostics().classify(e);
             if (error.kind() == SqlError.Kind.UNIQUE_VIOLATION) {
-                if (Engine.inCallersTransaction(c) && dialect.diagnostics().errorEndedTransaction(c)) {
+                if (Connections.inCallersTransaction(c) && dialect.diagnostics().errorEndedTransaction(c)) {
                     throw new TransactionRolledBackException(
                             "transition " + table + " id " + id + " to " + target + ": the unique violation rolled"
                                     + " back the caller's whole transaction (SQL Server SET XACT_ABORT ON), so no"

@@ -2,6 +2,7 @@ package dev.baton.internal.tables;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.tx.Drain;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -150,9 +151,8 @@ public final class IdempotencyKeyStatements {
 
     /** Deletes expired keys in autocommit batches until a batch comes back short; the rows deleted. */
     public long deleteExpired(Engine engine, String operation) {
-        return Engine.drain(
-                        deleteBatch,
-                        () -> engine.autocommit(operation, c -> Engine.deleteAtReadCommitted(c, deleteExpiredSql)))
+        return Drain.drain(deleteBatch, () -> engine.tx()
+                        .autocommit(operation, c -> Drain.deleteAtReadCommitted(c, deleteExpiredSql)))
                 .rows();
     }
 

@@ -2,6 +2,7 @@ package dev.baton.internal.tables;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.tx.Drain;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -83,9 +84,8 @@ public final class InboxStatements {
 
     /** Runs {@code deleteSql} in autocommit batches until one comes back short; the rows deleted. */
     public long delete(Engine engine, String operation, String deleteSql) {
-        return Engine.drain(
-                        deleteBatch,
-                        () -> engine.autocommit(operation, c -> Engine.deleteAtReadCommitted(c, deleteSql)))
+        return Drain.drain(deleteBatch, () -> engine.tx()
+                        .autocommit(operation, c -> Drain.deleteAtReadCommitted(c, deleteSql)))
                 .rows();
     }
 

@@ -4,6 +4,7 @@ import dev.baton.BulkResult;
 import dev.baton.DataAccessException;
 import dev.baton.internal.Engine;
 import dev.baton.internal.Identifiers;
+import dev.baton.internal.tx.Drain;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -130,11 +131,10 @@ public final class OutboxStatements {
         String sql = d.ownTables()
                 .deleteBatch(Identifiers.quoteTable(d, table), List.of(d.sql().quote(ID)), where, batch);
         boolean[] lost = {false};
-        Engine.Drained drained = Engine.drain(
-                batch,
-                () -> engine.transaction("purge outbox " + table, c -> Engine.update(c, sql, List.of()), c -> {
+        Drain.Drained drained = Drain.drain(batch, () -> engine.tx()
+                .transaction("purge outbox " + table, c -> Drain.update(c, sql, List.of()), c -> {
                     lost[0] = true;
-                    return Engine.update(c, sql, List.of());
+                    return Drain.update(c, sql, List.of());
                 }));
         return new BulkResult(drained.rows(), drained.batches(), lost[0]);
     }

@@ -49,7 +49,7 @@ public final class OwnTableUpgrades {
         if (upgrades.isEmpty()) {
             return;
         }
-        engine.ownTransaction("check the columns of " + table, c -> {
+        engine.tx().ownTransaction("check the columns of " + table, c -> {
             SchemaCheck check = new SchemaCheck(c, dialect, table);
             if (!check.tableFound()) {
                 return null;

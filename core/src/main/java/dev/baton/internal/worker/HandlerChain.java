@@ -91,7 +91,7 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
     }
 
     private Outcome<S> timed(ClaimedRow<S> row) throws Exception {
-        if (!engine.hasListeners()) {
+        if (!engine.events().hasListeners()) {
             return handler.handle(row);
         }
         long start = System.nanoTime();
@@ -107,7 +107,7 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             Outcome<S> o = outcome;
             Throwable f = failure;
-            engine.fire(l -> l.onHandled(queue, row.id(), row.attempt(), o, f, took));
+            engine.events().fire(l -> l.onHandled(queue, row.id(), row.attempt(), o, f, took));
         }
     }
 

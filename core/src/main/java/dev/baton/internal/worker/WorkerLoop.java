@@ -296,7 +296,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             } catch (Throwable t) {
                 failedPolls.incrementAndGet();
                 log.warn("worker for queue '{}' caught an error; continuing", queue.name(), t);
-                engine.fire(l -> l.onWorkerError(queue.name(), t));
+                engine.events().fire(l -> l.onWorkerError(queue.name(), t));
                 sleepQuietly(Math.min(idle, 1000));
             }
         }
@@ -484,7 +484,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             }
         } catch (Throwable t) {
             log.warn("heartbeat for queue '{}' failed; will retry", queue.name(), t);
-            engine.fire(l -> l.onWorkerError(queue.name(), t));
+            engine.events().fire(l -> l.onWorkerError(queue.name(), t));
         }
     }
 
@@ -498,7 +498,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                     row.id(),
                     row.attempt(),
                     how);
-            engine.fire(l -> l.onLeaseLost(queue.name(), row.id()));
+            engine.events().fire(l -> l.onLeaseLost(queue.name(), row.id()));
         }
     }
 
@@ -512,14 +512,14 @@ public final class WorkerLoop<S extends Enum<S>> {
             }
         } catch (Throwable t) {
             log.warn("sweep for queue '{}' failed; will retry", queue.name(), t);
-            engine.fire(l -> l.onWorkerError(queue.name(), t));
+            engine.events().fire(l -> l.onWorkerError(queue.name(), t));
         }
         if (reconciler != null && !paused) {
             try {
                 reconcile();
             } catch (Throwable t) {
                 log.warn("reconciliation for queue '{}' failed; will retry", queue.name(), t);
-                engine.fire(l -> l.onWorkerError(queue.name(), t));
+                engine.events().fire(l -> l.onWorkerError(queue.name(), t));
             }
         }
     }
@@ -560,7 +560,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             verdict = reconciler.reconcile(id);
         } catch (Throwable t) {
             log.warn("reconciler for queue '{}' failed on row {}; the row stays unknown", queue.name(), id, t);
-            engine.fire(l -> l.onWorkerError(queue.name(), t));
+            engine.events().fire(l -> l.onWorkerError(queue.name(), t));
             return;
         }
         try {
@@ -576,10 +576,10 @@ public final class WorkerLoop<S extends Enum<S>> {
         } catch (IllegalVerdictException e) {
             // any other verdict (a retry) is refused and the row left untouched
             log.error("reconciler for queue '{}': {}", queue.name(), e.getMessage());
-            engine.fire(l -> l.onWorkerError(queue.name(), e));
+            engine.events().fire(l -> l.onWorkerError(queue.name(), e));
         } catch (RuntimeException e) {
             log.warn("could not resolve unknown send {} of queue '{}'; it stays unknown", id, queue.name(), e);
-            engine.fire(l -> l.onWorkerError(queue.name(), e));
+            engine.events().fire(l -> l.onWorkerError(queue.name(), e));
         }
     }
 

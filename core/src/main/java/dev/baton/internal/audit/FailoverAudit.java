@@ -1,7 +1,10 @@
-package dev.baton.internal;
+package dev.baton.internal.audit;
 
 import dev.baton.TransitionsInDoubt;
+import dev.baton.internal.events.Events;
 import dev.baton.internal.sql.TableStatements;
+import dev.baton.internal.tx.Transactions;
+import dev.baton.spi.Dialect;
 import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,23 +60,35 @@ public final class FailoverAudit {
         }
     }
 
-    private final Engine engine;
+    private final Transactions tx;
+    private final Dialect dialect;
+    private final Events events;
     private final long windowNanos;
     private final Map<String, Table<?>> tables = new ConcurrentHashMap<>();
-    /** False once the thread found that the database reports no epoch: nothing is recorded then. */
-    private volatile boolean on = true;
+    /** False when off, or once the thread found that the database reports no epoch: nothing is recorded then. */
+    private volatile boolean on;
     /** The epoch last seen; null before the first read. Written by the audit thread only. */
     private volatile String current;
     /** Empty reads before the first epoch; the audit thread's only. */
     private int emptyReads;
 
-    FailoverAudit(Engine engine, Duration window) {
-        this.engine = engine;
-        this.windowNanos = window.toNanos();
+    /**
+     * The audit of the transitions applied through {@code tx} within {@code window}, its thread started here; off
+     * (recording nothing, no thread) when {@code window} is null.
+     */
+    public FailoverAudit(Transactions tx, Dialect dialect, Events events, @Nullable Duration window) {
+        this.tx = tx;
+        this.dialect = dialect;
+        this.events = events;
+        this.windowNanos = window == null ? 0 : window.toNanos();
+        this.on = window != null;
+        if (on) {
+            start();
+        }
     }
 
     /** Starts the audit's daemon thread. */
-    void start() {
+    private void start() {
         WeakReference<FailoverAudit> ref = new WeakReference<>(this);
         Thread t = new Thread(() -> run(ref), "baton-failover-audit");
         t.setDaemon(true);
@@ -94,8 +110,25 @@ public final class FailoverAudit {
         }
     }
 
+    /**
+     * A transition of {@code table} applied by this instance: recorded, when the audit is on, at once (it committed in
+     * autocommit mode) or after the host transaction it joined commits (never, if that rolls back).
+     */
+    public <S extends Enum<S>> void applied(
+            String table,
+            String idColumn,
+            String stateColumn,
+            TableStatements<S> statements,
+            Object id,
+            List<S> sources,
+            S target) {
+        if (on) {
+            tx.afterCommit(() -> record(table, idColumn, stateColumn, statements, id, sources, target));
+        }
+    }
+
     /** A transition of {@code table} that was applied and whose commit was acknowledged. */
-    <S extends Enum<S>> void applied(
+    private <S extends Enum<S>> void record(
             String table,
             String idColumn,
             String stateColumn,
@@ -143,11 +176,10 @@ public final class FailoverAudit {
     private boolean tick() {
         Optional<String> read;
         try {
-            read = engine.autocommit(
-                    "failover audit: read the writer's epoch",
-                    c -> engine.dialect().diagnostics().epoch(c));
+            read = tx.autocommit("failover audit: read the writer's epoch", c -> dialect.diagnostics()
+                    .epoch(c));
         } catch (RuntimeException e) {
-            if (engine.isTransient(e)) {
+            if (tx.failures().retryable(e)) {
                 log.debug(
                         "failover audit: the writer's epoch could not be read now ({}); trying again", e.getMessage());
                 return true;
@@ -168,7 +200,7 @@ public final class FailoverAudit {
                 tables.clear();
                 log.info(
                         "failover audit: the database reports no epoch ({}); the audit is off",
-                        engine.dialect().getClass().getSimpleName());
+                        dialect.getClass().getSimpleName());
                 return false;
             }
             return true;
@@ -215,7 +247,7 @@ public final class FailoverAudit {
         }
         // a read only: after a lost reply the retry reads everything again, into a new set
         Set<Object> lost =
-                engine.autocommit("failover audit: look up the transitions of " + t.name, c -> lostOn(c, t, recorded));
+                tx.autocommit("failover audit: look up the transitions of " + t.name, c -> lostOn(c, t, recorded));
         synchronized (t.applied) {
             // records made since were made on the new writer: only those up to here were in doubt
             if (!recorded.isEmpty()) {
@@ -257,7 +289,7 @@ public final class FailoverAudit {
                     lost.size(),
                     ids.subList(0, Math.min(10, ids.size())));
         }
-        engine.fire(l -> l.onTransitionsInDoubt(report));
+        events.fire(l -> l.onTransitionsInDoubt(report));
     }
 
     private static <S extends Enum<S>> Set<Object> lostOn(Connection c, Table<S> t, List<Applied<S>> recorded)

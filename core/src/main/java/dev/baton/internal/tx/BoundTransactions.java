@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.internal.tx;
 
 import dev.baton.spi.HostTransaction;
 import dev.baton.spi.HostTransactions;

@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.internal.tx;
 
 import java.sql.Connection;
 import java.sql.SQLException;

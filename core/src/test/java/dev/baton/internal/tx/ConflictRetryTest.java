@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.internal.tx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -10,19 +10,19 @@ import org.junit.jupiter.api.Test;
 class ConflictRetryTest {
     @Test
     void aConflictGetsFourTimesTheAttemptsWithFullJitter() {
-        RetryPolicy conflicts = Engine.conflictRetry(RetryPolicy.transientDefault());
+        RetryPolicy conflicts = Failures.conflictRetry(RetryPolicy.transientDefault());
         assertEquals(24, conflicts.maxAttempts());
         assertEquals(1.0, conflicts.jitter());
         assertEquals(RetryPolicy.transientDefault().initialDelay(), conflicts.initialDelay());
         assertEquals(RetryPolicy.transientDefault().maxDelay(), conflicts.maxDelay());
         assertEquals(
                 8,
-                Engine.conflictRetry(RetryPolicy.fixed(Duration.ofMillis(5)).maxAttempts(2))
+                Failures.conflictRetry(RetryPolicy.fixed(Duration.ofMillis(5)).maxAttempts(2))
                         .maxAttempts());
     }
 
     @Test
     void aPolicyThatNeverRetriesStillNeverDoes() {
-        assertEquals(RetryPolicy.none(), Engine.conflictRetry(RetryPolicy.none()));
+        assertEquals(RetryPolicy.none(), Failures.conflictRetry(RetryPolicy.none()));
     }
 }
