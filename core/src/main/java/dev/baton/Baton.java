@@ -4,7 +4,7 @@ import dev.baton.internal.CommitWait;
 import dev.baton.internal.Dialects;
 import dev.baton.internal.Engine;
 import dev.baton.internal.HostLookup;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.internal.wake.Wakeups;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.HostTransactions;

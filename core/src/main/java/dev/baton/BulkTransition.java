@@ -1,8 +1,8 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.sql.Assignments;
 import dev.baton.internal.tx.Drain;
+import dev.baton.internal.values.Assignments;
 import dev.baton.spi.BatchUpdate;
 import java.sql.Connection;
 import java.sql.SQLException;

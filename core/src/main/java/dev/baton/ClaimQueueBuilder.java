@@ -1,8 +1,8 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.queue.QueueDefinition;
+import dev.baton.internal.values.Identifiers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;

@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.TypedValues;
+import dev.baton.internal.values.TypedValues;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;

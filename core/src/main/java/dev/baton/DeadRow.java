@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.TypedValues;
+import dev.baton.internal.values.TypedValues;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.sql.Assignments;
+import dev.baton.internal.values.Assignments;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

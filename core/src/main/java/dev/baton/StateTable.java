@@ -1,11 +1,11 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.TableDdl;
 import dev.baton.internal.UsedColumns;
 import dev.baton.internal.sql.TableStatements;
+import dev.baton.internal.values.Identifiers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.CommitWait;
 import dev.baton.internal.Engine;
-import dev.baton.internal.sql.Assignments;
+import dev.baton.internal.values.Assignments;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;

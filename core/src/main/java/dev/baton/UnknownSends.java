@@ -1,12 +1,12 @@
 package dev.baton;
 
 import dev.baton.internal.AdminAudit;
-import dev.baton.internal.TypedValues;
 import dev.baton.internal.queue.AdminPages;
 import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.QueueShape;
 import dev.baton.internal.queue.Sweeps;
 import dev.baton.internal.queue.UnknownStatements;
+import dev.baton.internal.values.TypedValues;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,8 @@
 package dev.baton;
 
-import dev.baton.internal.TypedValues;
+import dev.baton.internal.values.TypedValues;
 import dev.baton.internal.worker.HandlerChain;
+import dev.baton.internal.worker.LoopQueue;
 import dev.baton.internal.worker.VirtualThreads;
 import dev.baton.internal.worker.WorkerLoop;
 import java.time.Duration;
@@ -43,13 +44,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Worker implements AutoCloseable {
     /** The MDC key of the queue's name, set around each handler call. */
-    public static final String MDC_QUEUE = "baton.queue";
+    public static final String MDC_QUEUE = HandlerChain.MDC_QUEUE;
     /** The MDC key of the row's id ({@code String.valueOf(id)}), set around each handler call. */
-    public static final String MDC_ID = "baton.id";
+    public static final String MDC_ID = HandlerChain.MDC_ID;
     /** The MDC key of the attempt number (1 for the first claim), set around each handler call. */
-    public static final String MDC_ATTEMPT = "baton.attempt";
+    public static final String MDC_ATTEMPT = HandlerChain.MDC_ATTEMPT;
     /** The MDC key of the claim's fencing token, set around each handler call. */
-    public static final String MDC_TOKEN = "baton.token";
+    public static final String MDC_TOKEN = HandlerChain.MDC_TOKEN;
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -395,9 +396,9 @@ public final class Worker implements AutoCloseable {
             List<BatonInterceptor> chain = new ArrayList<>(queue.engine().interceptors());
             chain.addAll(interceptors);
             WorkerLoop<S> runner = new WorkerLoop<>(
-                    queue,
-                    new HandlerChain<>(queue.name(), handler, chain, messages, queue.engine()),
-                    reconciler,
+                    new LoopQueueOf<>(queue),
+                    new HandlerChain<>(queue.name(), handler::handle, chain, messages, queue.engine()),
+                    reconciler::reconcile,
                     new WorkerLoop.Settings(
                             batchSize,
                             concurrency,
@@ -409,25 +410,91 @@ public final class Worker implements AutoCloseable {
                             sweepInterval,
                             n,
                             virtualThreads),
-                    queue.engine(),
-                    new Signals<>(queue),
-                    queue::takeWorkerSweepTurn);
+                    queue.engine());
             runner.start();
             return new Worker(queue, runner);
         }
     }
 
-    /** The row operations only the worker's loop performs. */
-    private static final class Signals<S extends Enum<S>> implements WorkerLoop.RowSignals<S> {
+    /** The queue as the worker's loop drives it, with the row operations only the loop performs. */
+    private static final class LoopQueueOf<S extends Enum<S>> implements LoopQueue<S> {
         private final ClaimQueue<S> queue;
+        /** The unknown sends, as the reconciler resolves them (reported as {@link AdminAction#RECONCILER}). */
+        private final UnknownSends<S> unknownSends;
 
-        Signals(ClaimQueue<S> queue) {
+        LoopQueueOf(ClaimQueue<S> queue) {
             this.queue = queue;
+            this.unknownSends = queue.unknownSends().as(AdminAction.RECONCILER);
         }
 
         @Override
-        public long rateLimitWaitNanos() {
-            return queue.rateLimitWaitNanos();
+        public String name() {
+            return queue.name();
+        }
+
+        @Override
+        public StateMachine<S> machine() {
+            return queue.machine();
+        }
+
+        @Override
+        public Duration lease() {
+            return queue.lease();
+        }
+
+        @Override
+        public S processingState() {
+            return queue.processingState();
+        }
+
+        @Override
+        public @Nullable S sendingState() {
+            return queue.sendingState();
+        }
+
+        @Override
+        public Duration sendTimeout() {
+            return queue.sendTimeout();
+        }
+
+        @Override
+        public List<ClaimedRow<S>> claim(int batchSize) {
+            return queue.claim(batchSize);
+        }
+
+        @Override
+        public List<LeaseResult<S>> applyAll(List<Decision<S>> decisions) {
+            return queue.applyAll(decisions);
+        }
+
+        @Override
+        public LeaseResult<S> heartbeat(ClaimedRow<S> row) {
+            return queue.heartbeat(row);
+        }
+
+        @Override
+        public List<LeaseResult<S>> heartbeatAll(List<ClaimedRow<S>> rows) {
+            return queue.heartbeatAll(rows);
+        }
+
+        @Override
+        public LeaseResult<S> markSending(ClaimedRow<S> row) {
+            return queue.markSending(row);
+        }
+
+        @Override
+        public long reclaimExpired() {
+            return queue.reclaimExpired();
+        }
+
+        @Override
+        public List<Object> unknownReady(@Nullable Object afterId, int limit) {
+            return afterId == null ? unknownSends.ready(limit) : unknownSends.readyAfter(afterId, limit);
+        }
+
+        @Override
+        public LeaseResult<S> resolveUnknown(Object id, @Nullable Outcome<S> verdict) {
+            return unknownSends.resolve(id, verdict);
         }
 
         @Override
@@ -436,8 +503,18 @@ public final class Worker implements AutoCloseable {
         }
 
         @Override
-        public void handlerThread(ClaimedRow<S> row, Thread thread) {
+        public void handlerThread(ClaimedRow<S> row, @Nullable Thread thread) {
             row.handlerThread(thread);
+        }
+
+        @Override
+        public long rateLimitWaitNanos() {
+            return queue.rateLimitWaitNanos();
+        }
+
+        @Override
+        public boolean takeSweepTurn(long gapNanos) {
+            return queue.takeWorkerSweepTurn(gapNanos);
         }
     }
 }

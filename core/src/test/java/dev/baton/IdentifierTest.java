@@ -3,7 +3,7 @@ package dev.baton;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import org.junit.jupiter.api.Test;
 
 class IdentifierTest {

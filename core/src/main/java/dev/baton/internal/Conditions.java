@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.Condition;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlFragment;
 import java.util.ArrayList;

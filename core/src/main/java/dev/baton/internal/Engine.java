@@ -28,20 +28,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Engine {
     /**
-     * What one instance is built from.
-     *
-     * @param dataSource the writer, already {@link HostTransactions#target unwrapped} for {@code hosts}
-     * @param transientRetry the policy of transient failures
-     * @param listeners the listeners
-     * @param hosts the host transactions to join
-     * @param interceptors the interceptors, outermost first
-     * @param receiptsTable the transaction-receipt table of {@code inTransaction}
-     * @param crossProcessWakeups wake-ups across processes on or off
-     * @param wakeupChannel their channel (a validated identifier)
-     * @param reader where inspection (health, gauges, dead-letter lists) may run; decisions never do; null: the
-     *     writer
-     * @param failoverAudit the window of the failover audit of applied transitions; null: off
-     * @param commitWait what the instance waits for after its own commits
+     * What one instance is built from: the writer (already {@link HostTransactions#target unwrapped} for {@code
+     * hosts}), its dialect, the policy of transient failures, the listeners, the host transactions to join, the
+     * interceptors (outermost first), {@code inTransaction}'s receipt table, the wake-ups across processes on or off
+     * and their channel (a validated identifier), the reader where inspection may run (null: the writer; decisions
+     * never run there), the failover audit's window (null: off) and the wait after the instance's own commits.
      */
     public record Settings(
             DataSource dataSource,

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.SchemaMismatchException;
 import dev.baton.StateMachine;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import java.sql.Connection;

@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.StateMachine;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.ColumnType;
 import dev.baton.spi.Dialect;
 import java.util.ArrayList;

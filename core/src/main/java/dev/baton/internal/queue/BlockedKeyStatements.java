@@ -2,7 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.BlockedKey;
 import dev.baton.UnknownStateException;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.PreparedStatement;

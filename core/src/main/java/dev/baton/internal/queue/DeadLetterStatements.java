@@ -6,6 +6,7 @@ import dev.baton.DeadRow;
 import dev.baton.DeadRowPage;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
+import dev.baton.internal.tx.Attempted;
 import dev.baton.internal.tx.Drain;
 import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
@@ -298,21 +299,16 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                                 .limit(n)
                                 .orderBy(List.of(shape.qId))
                                 .build()));
-        boolean[] lost = {false};
         Object[] noArgs = new Object[0];
-        int rows = shape.engine
+        // after a lost reply, the lost batch may have committed: its rows are claimable now, not counted
+        Attempted<Integer> moved = shape.engine
                 .tx()
-                .batchUpdate(
+                .batchUpdateReporting(
                         "requeue dead rows in queue '" + shape.name + "'",
-                        c -> statement.execute(c, noArgs).size(),
-                        c -> {
-                            lost[0] =
-                                    true; // the lost batch may have committed: its rows are claimable now, not counted
-                            return statement.execute(c, noArgs).size();
-                        });
-        if (rows > 0 || lost[0]) {
+                        c -> statement.execute(c, noArgs).size());
+        if (moved.value() > 0 || moved.afterLostReply()) {
             shape.engine.wakeups().announce(List.of(shape.name));
         }
-        return new BulkResult(rows, 1, lost[0]);
+        return new BulkResult(moved.value(), 1, moved.afterLostReply());
     }
 }

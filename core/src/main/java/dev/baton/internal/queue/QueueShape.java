@@ -5,7 +5,7 @@ import dev.baton.RetryPolicy;
 import dev.baton.StateMachine;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.BatchUpdateSpec;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.ExclusiveLock;

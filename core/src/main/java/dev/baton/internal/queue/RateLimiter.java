@@ -2,7 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.RateLimit;
 import dev.baton.UnsupportedDatabaseException;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;

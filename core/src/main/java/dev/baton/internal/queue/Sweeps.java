@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.BatonListener;
 import dev.baton.OutcomeInDoubtException;
+import dev.baton.internal.tx.Attempted;
 import dev.baton.internal.tx.Drain;
 import dev.baton.internal.tx.SqlWork;
 import dev.baton.spi.BatchUpdate;
@@ -191,7 +192,7 @@ public final class Sweeps<S extends Enum<S>> {
      */
     private Drain.Drained deadLetterSpentClaimable() {
         String operation = "dead-letter claimable rows past maxAttempts in queue '" + shape.name + "'";
-        boolean[] lost = {false};
+        boolean lost = false;
         long rows = 0;
         int batches = 0;
         while (true) {
@@ -209,7 +210,7 @@ public final class Sweeps<S extends Enum<S>> {
             });
             batches++;
             if (ids.isEmpty()) {
-                return new Drain.Drained(rows, batches, lost[0]);
+                return new Drain.Drained(rows, batches, lost);
             }
             // the rows a transaction holds locked are left for the next sweep: waiting for one (a host's long
             // transaction) would stall the sweep, and the expired sends after it would not reach the unknown state
@@ -233,14 +234,13 @@ public final class Sweeps<S extends Enum<S>> {
                 binds.addAll(putBackMove.binds());
                 return Drain.update(c, putBackMoveSql(locked.size()), binds);
             };
-            int moved = shape.engine.tx().transaction(operation, move, c -> {
-                lost[0] = true;
-                return move.run(c);
-            });
+            Attempted<Integer> attempted = shape.engine.tx().transactionReporting(operation, move);
+            int moved = attempted.value();
+            lost |= attempted.afterLostReply();
             rows += moved;
             if (ids.size() < BATCH || moved == 0) {
                 return new Drain.Drained(
-                        rows, batches, lost[0]); // the end, or every row found was taken or locked meanwhile
+                        rows, batches, lost); // the end, or every row found was taken or locked meanwhile
             }
         }
     }

@@ -1,8 +1,8 @@
 package dev.baton.internal.tables;
 
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.tx.Drain;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;

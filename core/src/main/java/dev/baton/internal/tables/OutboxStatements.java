@@ -3,8 +3,8 @@ package dev.baton.internal.tables;
 import dev.baton.BulkResult;
 import dev.baton.DataAccessException;
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.tx.Drain;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.SqlError;
 import java.sql.Connection;
@@ -130,12 +130,8 @@ public final class OutboxStatements {
                         + d.sql().plusMillis(d.sql().currentTimestamp(), -age.toMillis());
         String sql = d.ownTables()
                 .deleteBatch(Identifiers.quoteTable(d, table), List.of(d.sql().quote(ID)), where, batch);
-        boolean[] lost = {false};
-        Drain.Drained drained = Drain.drain(batch, () -> engine.tx()
-                .transaction("purge outbox " + table, c -> Drain.update(c, sql, List.of()), c -> {
-                    lost[0] = true;
-                    return Drain.update(c, sql, List.of());
-                }));
-        return new BulkResult(drained.rows(), drained.batches(), lost[0]);
+        Drain.Drained drained = Drain.drainReporting(batch, () -> engine.tx()
+                .transactionReporting("purge outbox " + table, c -> Drain.update(c, sql, List.of())));
+        return new BulkResult(drained.rows(), drained.batches(), drained.countInDoubt());
     }
 }

@@ -3,7 +3,7 @@ package dev.baton.internal.tables;
 import dev.baton.BatonException;
 import dev.baton.InvalidIdentifierException;
 import dev.baton.UnsupportedDatabaseException;
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.OwnTableDialect.OwnTable;
 import dev.baton.spi.SqlVocabulary;

@@ -2,8 +2,8 @@ package dev.baton.internal.tables;
 
 import dev.baton.SchemaMismatchException;
 import dev.baton.internal.Engine;
-import dev.baton.internal.Identifiers;
 import dev.baton.internal.SchemaCheck;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.OwnTableDialect.OwnTable;
 import java.net.URL;

@@ -248,6 +248,15 @@ public final class Transactions {
     }
 
     /**
+     * Runs {@code work} as {@link #transaction(String, SqlWork)} does, the same work after a lost reply, and says
+     * whether it ran again so ({@link Attempted#afterLostReply()}).
+     */
+    public <T> Attempted<T> transactionReporting(String operation, SqlWork<T> work) {
+        return transaction(
+                operation, c -> new Attempted<>(work.run(c), false), c -> new Attempted<>(work.run(c), true));
+    }
+
+    /**
      * Runs a batch as {@link #batchUpdate(String, SqlWork, SqlWork)} does, but always in a transaction that first takes
      * {@code lock} and holds it to its end (a claim that must count what the claim before it committed). A host
      * transaction is joined where the lock ends with the transaction.

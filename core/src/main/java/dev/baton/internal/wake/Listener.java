@@ -1,6 +1,6 @@
 package dev.baton.internal.wake;
 
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Dialect;
 import dev.baton.spi.Notifications;
 import java.sql.Connection;

@@ -4,7 +4,6 @@ import dev.baton.BatonInterceptor;
 import dev.baton.ClaimedRow;
 import dev.baton.OutboxMessage;
 import dev.baton.Outcome;
-import dev.baton.Worker;
 import dev.baton.internal.Engine;
 import java.time.Duration;
 import java.util.List;
@@ -18,11 +17,20 @@ import org.slf4j.MDC;
  *
  * @param <S> the enum of states
  */
-public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> {
-    private static final String[] KEYS = {Worker.MDC_QUEUE, Worker.MDC_ID, Worker.MDC_ATTEMPT, Worker.MDC_TOKEN};
+public final class HandlerChain<S extends Enum<S>> implements RowHandler<S> {
+    /** The MDC key of the queue's name. */
+    public static final String MDC_QUEUE = "baton.queue";
+    /** The MDC key of the row's id. */
+    public static final String MDC_ID = "baton.id";
+    /** The MDC key of the claim's attempt. */
+    public static final String MDC_ATTEMPT = "baton.attempt";
+    /** The MDC key of the claim's fencing token. */
+    public static final String MDC_TOKEN = "baton.token";
+
+    private static final String[] KEYS = {MDC_QUEUE, MDC_ID, MDC_ATTEMPT, MDC_TOKEN};
 
     private final String queue;
-    private final Worker.Handler<S> handler;
+    private final RowHandler<S> handler;
     private final List<BatonInterceptor> interceptors;
     private final Function<ClaimedRow<S>, OutboxMessage> messages;
     private final Engine engine;
@@ -33,7 +41,7 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
      */
     public HandlerChain(
             String queue,
-            Worker.Handler<S> handler,
+            RowHandler<S> handler,
             List<BatonInterceptor> interceptors,
             Function<ClaimedRow<S>, OutboxMessage> messages,
             Engine engine) {
@@ -50,10 +58,10 @@ public final class HandlerChain<S extends Enum<S>> implements Worker.Handler<S> 
         for (int i = 0; i < KEYS.length; i++) {
             previous[i] = MDC.get(KEYS[i]);
         }
-        MDC.put(Worker.MDC_QUEUE, queue);
-        MDC.put(Worker.MDC_ID, String.valueOf(row.id()));
-        MDC.put(Worker.MDC_ATTEMPT, attemptText(row.attempt()));
-        MDC.put(Worker.MDC_TOKEN, tokenText(row.token()));
+        MDC.put(MDC_QUEUE, queue);
+        MDC.put(MDC_ID, String.valueOf(row.id()));
+        MDC.put(MDC_ATTEMPT, attemptText(row.attempt()));
+        MDC.put(MDC_TOKEN, tokenText(row.token()));
         try {
             return interceptors.isEmpty() ? timed(row) : new Call(row, 0, null).proceed();
         } finally {

@@ -1,15 +1,11 @@
 package dev.baton.internal.worker;
 
-import dev.baton.AdminAction;
-import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.Decision;
 import dev.baton.IllegalVerdictException;
 import dev.baton.LeaseLostException;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
-import dev.baton.UnknownSends;
-import dev.baton.Worker;
 import dev.baton.internal.Engine;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,12 +21,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running machinery of a {@link Worker}: without an executor, {@code concurrency} poller threads each claim a batch,
+ * The running machinery of a {@code Worker}: without an executor, {@code concurrency} poller threads each claim a batch,
  * run its handlers in turn and commit its outcomes together (one fenced statement for a batch of completions), so
  * claims, handlers and commits of different batches overlap as hand-written claim loops on as many threads do; with the
  * host's executor, one poller claims, hands the rows to it and commits what finished; with virtual threads, one poller
@@ -41,25 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerLoop<S extends Enum<S>> {
     private static final Logger log = LoggerFactory.getLogger(WorkerLoop.class);
-
-    /**
-     * What the loop does to a claimed row beyond its public methods: the face supplies it.
-     *
-     * @param <S> the enum of states
-     */
-    public interface RowSignals<S extends Enum<S>> {
-        /** Marks the row's lease lost and interrupts its handler; true the first time for the row. */
-        boolean leaseLost(ClaimedRow<S> row);
-
-        /** Records the thread running the row's handler, or null when it finished. */
-        void handlerThread(ClaimedRow<S> row, Thread thread);
-
-        /**
-         * How long the queue's rate limit asks this thread's next claim to wait, in nanos, after a claim it cut (its
-         * batch's tokens are back then); 0 when it did not cut the last claim on this thread.
-         */
-        long rateLimitWaitNanos();
-    }
 
     /**
      * A validated worker configuration.
@@ -87,15 +63,10 @@ public final class WorkerLoop<S extends Enum<S>> {
             String name,
             boolean virtualThreads) {}
 
-    private final ClaimQueue<S> queue;
-    /** The unknown sends, as the reconciler resolves them (reported to the listeners as {@link AdminAction#RECONCILER}). */
-    private final UnknownSends<S> unknownSends;
-
-    private final Worker.Handler<S> handler;
-    private final Worker.Reconciler<S> reconciler;
+    private final LoopQueue<S> queue;
+    private final RowHandler<S> handler;
+    private final RowReconciler<S> reconciler;
     private final Engine engine;
-    private final RowSignals<S> signals;
-    private final LongPredicate sweepTurn;
     private final int batchSize;
     private final int concurrency;
     private final long pollMillis;
@@ -132,29 +103,15 @@ public final class WorkerLoop<S extends Enum<S>> {
     private volatile boolean stopping;
     private volatile boolean stopped;
 
-    /**
-     * A loop over {@code queue}, not started.
-     *
-     * @param sweepTurn given the shortest gap between two sweeps of the queue in nanoseconds, whether this loop runs
-     *     the expiry sweep now (the queue's Workers in one process share it)
-     */
+    /** A loop over {@code queue}, not started. */
     public WorkerLoop(
-            ClaimQueue<S> queue,
-            Worker.Handler<S> handler,
-            Worker.Reconciler<S> reconciler,
-            Settings b,
-            Engine engine,
-            RowSignals<S> signals,
-            LongPredicate sweepTurn) {
+            LoopQueue<S> queue, RowHandler<S> handler, RowReconciler<S> reconciler, Settings b, Engine engine) {
         String name = b.name();
         Duration heartbeat = b.heartbeat();
         this.queue = queue;
-        this.unknownSends = queue.unknownSends().as(AdminAction.RECONCILER);
         this.handler = handler;
         this.reconciler = reconciler;
         this.engine = engine;
-        this.signals = signals;
-        this.sweepTurn = sweepTurn;
         this.batchSize = b.batchSize();
         this.concurrency = b.concurrency();
         this.pollMillis = b.pollInterval().toMillis();
@@ -265,7 +222,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                 // that no more than concurrency handlers ever run at once (a host's pool bounds its own)
                 int want = ownExecutor != null ? Math.min(batchSize, concurrency - p.held.get()) : batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
-                long rateWait = signals.rateLimitWaitNanos();
+                long rateWait = queue.rateLimitWaitNanos();
                 failedPolls.set(0);
                 Long now = System.nanoTime(); // boxed once for the batch, not once per row
                 for (ClaimedRow<S> row : rows) {
@@ -368,7 +325,7 @@ public final class WorkerLoop<S extends Enum<S>> {
                 return null; // nothing to write: another worker owns the row
             }
         }
-        signals.handlerThread(row, Thread.currentThread());
+        queue.handlerThread(row, Thread.currentThread());
         try {
             Outcome<S> outcome = handler.handle(row);
             if (outcome == null) {
@@ -383,7 +340,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             log.error("handler for queue '{}' threw an Error on row {}", queue.name(), row.id(), e);
             return failure(row, e.toString());
         } finally {
-            signals.handlerThread(row, null);
+            queue.handlerThread(row, null);
             Thread.interrupted(); // clear an interrupt from a lease-lost signal before the thread is reused
         }
     }
@@ -490,7 +447,7 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     /** Marks the row's lease lost; the first time for the claim, logs it and tells the listeners. */
     private void lost(ClaimedRow<S> row, String how) {
-        if (signals.leaseLost(row)) {
+        if (queue.leaseLost(row)) {
             log.warn(
                     "queue '{}': lease lost on row {} (attempt {}): {}; its handler is interrupted and its outcome will"
                             + " not be written",
@@ -507,7 +464,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             // every Worker ticks at its interval; a sweep by another Worker of the queue within half of it counts as
             // this one's: the queue is swept at most twice per interval, and never left unswept for more than one
             // and a half
-            if (sweepTurn.test(TimeUnit.MILLISECONDS.toNanos(sweepMillis) / 2)) {
+            if (queue.takeSweepTurn(TimeUnit.MILLISECONDS.toNanos(sweepMillis) / 2)) {
                 queue.reclaimExpired();
             }
         } catch (Throwable t) {
@@ -538,8 +495,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         Object after = reconcileAfter;
         int asked = 0;
         while (asked < RECONCILE_MAX && !stopped) {
-            List<Object> page =
-                    after == null ? unknownSends.ready(RECONCILE_PAGE) : unknownSends.readyAfter(after, RECONCILE_PAGE);
+            List<Object> page = queue.unknownReady(after, RECONCILE_PAGE);
             for (Object id : page) {
                 reconcileOne(id);
                 after = id;
@@ -564,7 +520,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             return;
         }
         try {
-            LeaseResult<S> r = unknownSends.resolve(id, verdict);
+            LeaseResult<S> r = queue.resolveUnknown(id, verdict);
             if (verdict != null && verdict.kind() != Outcome.Kind.UNKNOWN) {
                 log.info(
                         "queue '{}': reconciled unknown send {}: {} -> {}",
@@ -659,7 +615,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         stopped = true;
         if (isRunning()) {
             for (ClaimedRow<S> row : inFlight.keySet()) {
-                signals.leaseLost(row); // interrupts handlers that outlived the timeout; not a loss to count
+                queue.leaseLost(row); // interrupts handlers that outlived the timeout; not a loss to count
             }
             for (Poller p : pollers) {
                 p.thread.interrupt();

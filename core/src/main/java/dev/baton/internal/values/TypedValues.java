@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.internal.values;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.internal.values;
 
 import dev.baton.InvalidIdentifierException;
 import dev.baton.spi.Dialect;

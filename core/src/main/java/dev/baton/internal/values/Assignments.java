@@ -1,7 +1,6 @@
-package dev.baton.internal.sql;
+package dev.baton.internal.values;
 
 import dev.baton.ConfigurationException;
-import dev.baton.internal.Identifiers;
 import dev.baton.spi.Dialect;
 import java.util.ArrayList;
 import java.util.Collections;
