@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
+import dev.baton.internal.queue.LeaseTiming;
 import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.values.Identifiers;
 import java.time.Duration;
@@ -328,12 +329,6 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         return this;
     }
 
-    /** A quarter of the lease, at most 1 minute: a sensible client timeout for a send that must not repeat. */
-    static Duration defaultSendTimeout(Duration lease) {
-        Duration quarter = lease.dividedBy(4);
-        return quarter.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : quarter;
-    }
-
     /**
      * A reconciler resolves an unknown send as sent (a completion state), not sent (the claimable state) or given up
      * (the dead state): without those moves the machine builds fine and every reconciliation fails later, row by row.
@@ -398,7 +393,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
             machine.checkTransition(sending, dead);
             checkUnknownExits();
         }
-        Duration send = sendTimeout != null ? sendTimeout : defaultSendTimeout(lease);
+        Duration send = sendTimeout != null ? sendTimeout : new LeaseTiming(lease).defaultSendTimeout();
         if (sendTimeout != null && sending == null) {
             throw new ConfigurationException("queue '" + name + "' sets sendTimeout but has no nonIdempotentSink(...):"
                     + " only a non-idempotent sink's sends are timed");

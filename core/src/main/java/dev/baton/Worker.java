@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.queue.LeaseTiming;
 import dev.baton.internal.values.TypedValues;
 import dev.baton.internal.worker.HandlerChain;
 import dev.baton.internal.worker.LoopQueue;
@@ -374,11 +375,11 @@ public final class Worker implements AutoCloseable {
                 throw new ConfigurationException("worker for queue '" + queue.name()
                         + "': virtualThreads() and executor(...) exclude each other; choose one");
             }
-            Duration beat = heartbeat != null ? heartbeat : queue.lease().dividedBy(3);
+            Duration beat = heartbeat != null ? heartbeat : new LeaseTiming(queue.lease()).defaultHeartbeat();
             if (beat.isZero() || beat.isNegative()) {
                 throw new ConfigurationException("heartbeat must be positive, was " + beat);
             }
-            if (queue.lease().compareTo(beat.multipliedBy(3)) < 0) {
+            if (queue.lease().compareTo(beat.multipliedBy(LeaseTiming.HEARTBEATS_PER_LEASE)) < 0) {
                 throw new ConfigurationException("lease " + queue.lease() + " is shorter than three heartbeats (" + beat
                         + "); a single slow heartbeat would lose the row (queue '" + queue.name() + "')");
             }
@@ -398,7 +399,7 @@ public final class Worker implements AutoCloseable {
             WorkerLoop<S> runner = new WorkerLoop<>(
                     new LoopQueueOf<>(queue),
                     new HandlerChain<>(queue.name(), handler::handle, chain, messages, queue.engine()),
-                    reconciler::reconcile,
+                    reconciler == null ? null : reconciler::reconcile,
                     new WorkerLoop.Settings(
                             batchSize,
                             concurrency,

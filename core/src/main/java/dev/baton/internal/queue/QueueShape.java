@@ -52,11 +52,9 @@ public final class QueueShape<S extends Enum<S>> {
     public final Duration lease;
     /** The longest a send of a non-idempotent sink may take. */
     public final Duration sendTimeout;
-    /**
-     * What the local deadline of a claim keeps back from the lease, and what the quarantine of an unknown send adds:
-     * a twentieth of the lease, at most 2 s. It covers the rate difference of the JVM's monotonic clock and the
-     * database's clock over one lease (NTP slews at most 0.05 %) and the scheduling of the checks.
-     */
+    /** The lease and the durations derived from it. */
+    public final LeaseTiming timing;
+    /** {@link LeaseTiming#margin()}. */
     public final Duration margin;
     /** Backoff and attempts. */
     public final RetryPolicy retry;
@@ -144,8 +142,8 @@ public final class QueueShape<S extends Enum<S>> {
         this.unknown = def.unknown();
         this.lease = def.lease();
         this.sendTimeout = def.sendTimeout();
-        Duration twentieth = lease.dividedBy(20);
-        this.margin = twentieth.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : twentieth;
+        this.timing = new LeaseTiming(lease);
+        this.margin = timing.margin();
         this.retry = def.retry();
 
         this.qTable = Identifiers.quoteTable(d, table);

@@ -7,6 +7,7 @@ import dev.baton.LeaseLostException;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.internal.Engine;
+import dev.baton.internal.queue.LeaseTiming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +67,9 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     private final LoopQueue<S> queue;
     private final RowHandler<S> handler;
-    private final RowReconciler<S> reconciler;
+    /** The host's reconciler, or null without one. */
+    private final @Nullable RowReconciler<S> reconciler;
+
     private final Engine engine;
     private final int batchSize;
     private final int concurrency;
@@ -105,7 +109,11 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     /** A loop over {@code queue}, not started. */
     public WorkerLoop(
-            LoopQueue<S> queue, RowHandler<S> handler, RowReconciler<S> reconciler, Settings b, Engine engine) {
+            LoopQueue<S> queue,
+            RowHandler<S> handler,
+            @Nullable RowReconciler<S> reconciler,
+            Settings b,
+            Engine engine) {
         String name = b.name();
         Duration heartbeat = b.heartbeat();
         this.queue = queue;
@@ -120,7 +128,7 @@ public final class WorkerLoop<S extends Enum<S>> {
         this.shutdownTimeout = b.shutdownTimeout();
         this.sweepMillis = b.sweepInterval() != null
                 ? b.sweepInterval().toMillis()
-                : Math.max(1000, Math.min(queue.lease().toMillis() / 2, 30_000));
+                : new LeaseTiming(queue.lease()).defaultSweep().toMillis();
         this.sendingMode = queue.sendingState() != null;
         this.ownExecutor = b.virtualThreads() ? VirtualThreads.perTaskExecutor(name + "-handler-") : null;
         this.executor = ownExecutor != null ? ownExecutor : b.executor();
