@@ -125,23 +125,10 @@ public final class Engine {
         this.wakeups =
                 new Wakeups(dataSource, dialect, s.hosts(), s.crossProcessWakeups() && !readsOnly, s.wakeupChannel());
         this.audit = new FailoverAudit(tx, dialect, events, readsOnly ? null : s.failoverAudit());
+        // a reader keeps the writer's retry policy; no receipts, wake-ups, listeners or audit are used on it
         this.reader = s.reader() == null
                 ? this
-                : new Engine(
-                        new Settings(
-                                s.reader(),
-                                dialect,
-                                s.transientRetry(),
-                                List.of(),
-                                HostTransactions.NONE,
-                                List.of(),
-                                s.receiptsTable(),
-                                false,
-                                s.wakeupChannel(),
-                                null,
-                                null,
-                                CommitWait.OFF),
-                        true);
+                : new Engine(Settings.of(s.reader(), dialect).retrying(s.transientRetry(), List.of()), true);
     }
 
     /**
