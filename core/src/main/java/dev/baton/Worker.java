@@ -399,7 +399,7 @@ public final class Worker implements AutoCloseable {
             WorkerLoop<S> runner = new WorkerLoop<>(
                     new LoopQueueOf<>(queue),
                     new HandlerChain<>(queue.name(), handler::handle, chain, messages, queue.engine()),
-                    reconciler == null ? null : reconciler::reconcile,
+                    reconciler == null ? null : reconciler::reconcile, // a method reference on null throws
                     new WorkerLoop.Settings(
                             batchSize,
                             concurrency,

@@ -84,7 +84,6 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     private final boolean inline;
     private final boolean sendingMode;
-    private final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler;
     private final List<Poller> pollers;
     private final AtomicInteger failedPolls = new AtomicInteger();
@@ -143,11 +142,17 @@ public final class WorkerLoop<S extends Enum<S>> {
     }
 
     /**
-     * One claim loop: its batches' finished outcomes, and how many of its rows are claimed and not yet committed.
+     * One claim loop: its batches' finished outcomes, how many of its rows are claimed and not yet committed, and those
+     * rows with the time of their claim or last heartbeat. Nothing a poller touches per row or per batch is shared with
+     * the loop's other pollers (the scheduler reads the rows for heartbeats), so one loop of n pollers costs what n
+     * loops of one cost.
      */
     private final class Poller {
         final BlockingQueue<Decision<S>> finished = new LinkedBlockingQueue<>();
         final AtomicInteger held = new AtomicInteger();
+        /** The poller's claimed rows not yet settled, with their claim's or last heartbeat's {@code nanoTime}. */
+        final Map<ClaimedRow<S>, Long> inFlight = new ConcurrentHashMap<>();
+
         final Thread thread;
         /** True while the poller waits between claims. */
         volatile boolean waiting;
@@ -177,7 +182,8 @@ public final class WorkerLoop<S extends Enum<S>> {
     /**
      * Ends the wait of one poller so that it claims now: one that waits, if any, else the first (its next wait ends at
      * once). A wake while one is pending changes nothing. Called after a commit made rows claimable (in this JVM, or a
-     * notification from another process), and by a poller whose claim came back full, so that the others join in.
+     * notification from another process), and by a poller whose claim came back full while another waits, so that it
+     * joins in.
      */
     @SuppressWarnings("unchecked")
     public void wake() {
@@ -192,6 +198,32 @@ public final class WorkerLoop<S extends Enum<S>> {
             }
         }
         target.finished.add(WAKE);
+    }
+
+    /**
+     * True when a poller waits between claims. A full batch wakes only such a poller: when none waits, every poller
+     * claims again right after its commit anyway, and a marker for one of them would only cost a shared write per
+     * batch (the flag, the marker in that poller's queue, its removal at the next commit). A poller that starts to
+     * wait just after this read is woken by the next full batch.
+     */
+    private boolean anyWaiting() {
+        for (Poller p : pollers) {
+            if (p.waiting) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sets a counter shared by the pollers back to 0, writing it only when it is not 0 already: every poller resets it
+     * after each claim or commit, and an unconditional write would move the counter's cache line between cores each
+     * time.
+     */
+    private static void resetIfSet(AtomicInteger counter) {
+        if (counter.get() != 0) {
+            counter.set(0);
+        }
     }
 
     // ---- poller
@@ -231,17 +263,17 @@ public final class WorkerLoop<S extends Enum<S>> {
                 int want = ownExecutor != null ? Math.min(batchSize, concurrency - p.held.get()) : batchSize;
                 List<ClaimedRow<S>> rows = queue.claim(want);
                 long rateWait = queue.rateLimitWaitNanos();
-                failedPolls.set(0);
+                resetIfSet(failedPolls);
                 Long now = System.nanoTime(); // boxed once for the batch, not once per row
                 for (ClaimedRow<S> row : rows) {
-                    inFlight.put(row, now);
+                    p.inFlight.put(row, now);
                 }
                 p.held.addAndGet(rows.size());
                 dispatch(p, rows);
                 if (rows.size() == want) {
                     idle = pollMillis;
-                    if (pollers.size() > 1) {
-                        wake(); // more may wait: another poller claims too, at once
+                    if (pollers.size() > 1 && anyWaiting()) {
+                        wake(); // more may wait: a poller that waits claims too, at once
                     }
                 } else if (rateWait > 0) {
                     idle = pollMillis;
@@ -404,20 +436,20 @@ public final class WorkerLoop<S extends Enum<S>> {
         List<Decision<S>> writes = new ArrayList<>(batch.size());
         for (Decision<S> d : batch) {
             if (d.outcome() == null) {
-                inFlight.remove(d.row());
+                p.inFlight.remove(d.row());
             } else {
                 writes.add(d);
             }
         }
         try {
             queue.applyAll(writes);
-            failedFlushes.set(0);
+            resetIfSet(failedFlushes);
         } catch (RuntimeException e) {
             failedFlushes.incrementAndGet(); // a claim that succeeds in between does not reset it
             throw e;
         } finally {
             for (Decision<S> d : writes) {
-                inFlight.remove(d.row());
+                p.inFlight.remove(d.row());
             }
         }
     }
@@ -428,9 +460,13 @@ public final class WorkerLoop<S extends Enum<S>> {
         try {
             long now = System.nanoTime(); // local scheduling only: the lease itself is judged by the database
             List<ClaimedRow<S>> due = new ArrayList<>();
-            for (Map.Entry<ClaimedRow<S>, Long> e : inFlight.entrySet()) {
-                if (now - e.getValue() >= heartbeatNanos) {
-                    due.add(e.getKey());
+            List<Map<ClaimedRow<S>, Long>> owners = new ArrayList<>(); // the map of the poller holding each due row
+            for (Poller p : pollers) {
+                for (Map.Entry<ClaimedRow<S>, Long> e : p.inFlight.entrySet()) {
+                    if (now - e.getValue() >= heartbeatNanos) {
+                        due.add(e.getKey());
+                        owners.add(p.inFlight);
+                    }
                 }
             }
             if (due.isEmpty()) {
@@ -439,6 +475,7 @@ public final class WorkerLoop<S extends Enum<S>> {
             List<LeaseResult<S>> results = queue.heartbeatAll(due);
             for (int i = 0; i < due.size(); i++) {
                 ClaimedRow<S> row = due.get(i);
+                Map<ClaimedRow<S>, Long> inFlight = owners.get(i);
                 if (results.get(i).done()) {
                     inFlight.replace(row, now);
                 } else if (inFlight.remove(row) != null) {
@@ -594,7 +631,11 @@ public final class WorkerLoop<S extends Enum<S>> {
 
     /** Rows claimed and not yet settled. */
     public int inFlight() {
-        return inFlight.size();
+        int n = 0;
+        for (Poller p : pollers) {
+            n += p.inFlight.size();
+        }
+        return n;
     }
 
     /** Stops claiming, settles or releases in-flight rows within the shutdown timeout, stops the threads. */
@@ -622,8 +663,10 @@ public final class WorkerLoop<S extends Enum<S>> {
         }
         stopped = true;
         if (isRunning()) {
-            for (ClaimedRow<S> row : inFlight.keySet()) {
-                queue.leaseLost(row); // interrupts handlers that outlived the timeout; not a loss to count
+            for (Poller p : pollers) {
+                for (ClaimedRow<S> row : p.inFlight.keySet()) {
+                    queue.leaseLost(row); // interrupts handlers that outlived the timeout; not a loss to count
+                }
             }
             for (Poller p : pollers) {
                 p.thread.interrupt();
@@ -639,22 +682,24 @@ public final class WorkerLoop<S extends Enum<S>> {
         if (ownExecutor != null) {
             ownExecutor.shutdownNow(); // no handler is left to wait for; one that outlived the timeout was interrupted
         }
-        List<Decision<S>> left = new ArrayList<>();
-        for (Poller p : pollers) {
-            p.finished.drainTo(left);
-        }
-        left.removeIf(d -> d == WAKE);
         List<Decision<S>> writes = new ArrayList<>();
-        for (Decision<S> d : left) {
-            if (d.outcome() != null) {
-                writes.add(d);
+        for (Poller p : pollers) {
+            List<Decision<S>> left = new ArrayList<>();
+            p.finished.drainTo(left);
+            left.removeIf(d -> d == WAKE);
+            for (Decision<S> d : left) {
+                if (d.outcome() != null) {
+                    writes.add(d);
+                }
+                p.inFlight.remove(d.row());
             }
-            inFlight.remove(d.row());
         }
         // Rows still in flight are released, but a release moves only rows still PROCESSING: a row already marked
         // SENDING (its call may be under way) is left to its lease, and the expiry sweep moves it to UNKNOWN.
-        for (ClaimedRow<S> row : inFlight.keySet()) {
-            writes.add(new Decision<>(row, Outcome.release()));
+        for (Poller p : pollers) {
+            for (ClaimedRow<S> row : p.inFlight.keySet()) {
+                writes.add(new Decision<>(row, Outcome.release()));
+            }
         }
         try {
             queue.applyAll(writes);
@@ -665,7 +710,9 @@ public final class WorkerLoop<S extends Enum<S>> {
                     queue.name(),
                     e);
         }
-        inFlight.clear();
+        for (Poller p : pollers) {
+            p.inFlight.clear();
+        }
         // a sweep under way (a reconciler's call, its verdict's write) ends before close() returns, since the host may
         // close its data source next; no new one starts. Interrupted only if it outlives the wait.
         scheduler.shutdown();
