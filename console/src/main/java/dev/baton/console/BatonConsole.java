@@ -119,6 +119,7 @@ public final class BatonConsole implements AutoCloseable {
     public static final class Builder {
         private final Map<String, ClaimQueue<?>> queues = new LinkedHashMap<>();
         private final Map<String, String> kinds = new LinkedHashMap<>();
+        private final Map<String, String> deadAt = new LinkedHashMap<>();
         private final List<Worker> workers = new ArrayList<>();
         private final List<Supplier<? extends Collection<Worker>>> workerSources = new ArrayList<>();
         private final List<Consumer<ConsoleAction>> audit = new ArrayList<>();
@@ -168,6 +169,25 @@ public final class BatonConsole implements AutoCloseable {
          */
         public Builder workers(Supplier<? extends Collection<Worker>> running) {
             workerSources.add(Objects.requireNonNull(running, "running"));
+            return this;
+        }
+
+        /**
+         * The timestamp column of {@code queue}'s table that the database sets whenever a row changes (MySQL's and
+         * MariaDB's {@code ON UPDATE CURRENT_TIMESTAMP}, a trigger on PostgreSQL and SQL Server): for a dead row, when
+         * it died. The dead letters then show it and can be searched by it (a time range, looked for among 10,000 dead
+         * rows a page as the error text is). Baton's own writes set no such column, and without one the console
+         * shows no time of death.
+         *
+         * @throws dev.baton.InvalidIdentifierException if the column is not a plain identifier
+         */
+        public Builder deadAtColumn(String queue, String column) {
+            Objects.requireNonNull(queue, "queue");
+            deadAt.put(
+                    queue,
+                    dev.baton.DeadLetterQuery.all()
+                            .changedBetween(column, null, null)
+                            .timeColumn());
             return this;
         }
 
@@ -296,7 +316,13 @@ public final class BatonConsole implements AutoCloseable {
                 return ws;
             };
             List<QueueAdmin<?>> admins = new ArrayList<>();
-            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all)));
+            for (String name : deadAt.keySet()) {
+                if (!queues.containsKey(name)) {
+                    throw new ConfigurationException(
+                            "deadAtColumn names queue '" + name + "', which is not on the console");
+                }
+            }
+            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name))));
             ConsoleApp app = new ConsoleApp(
                     admins,
                     authenticator,
