@@ -291,9 +291,17 @@ public final class ConsoleApp {
         } catch (dev.baton.ConfigurationException e) {
             throw new BadRequest(e.getMessage());
         }
+        // one row more than a page, read and dropped: whether a page lies beyond is then known, not guessed
         if (before != null) {
-            DeadRowPage back = q.deadFind(filter.query().reversed(), before, pageSize);
+            DeadRowPage back = q.deadFind(filter.query().reversed(), before, pageSize + 1);
             List<DeadRow> rows = new ArrayList<>(back.rows());
+            Object prev;
+            if (rows.size() > pageSize) {
+                rows.remove(rows.size() - 1);
+                prev = rows.get(rows.size() - 1).id();
+            } else {
+                prev = back.continueAfter(); // the window's end when the scan stopped at its bound, else null
+            }
             java.util.Collections.reverse(rows);
             Object nextAfter = rows.isEmpty()
                     ? back.continueAfter()
@@ -301,13 +309,20 @@ public final class ConsoleApp {
             boolean nothingBefore = rows.isEmpty() && back.continueAfter() == null;
             // the page after the last row shown: rows between it and the id asked for did not match
             DeadRowPage page = new DeadRowPage(rows, nothingBefore ? null : nextAfter, back.scanned());
-            Object prev = back.continueAfter();
             return new Pages.DeadList(page, filter, count, true, prev == null ? null : Ids.encode(prev), true);
         }
-        DeadRowPage page = q.deadFind(filter.query(), after, pageSize);
-        String prev = after == null || page.rows().isEmpty()
-                ? null
-                : Ids.encode(page.rows().get(0).id());
+        DeadRowPage read = q.deadFind(filter.query(), after, pageSize + 1);
+        List<DeadRow> rows = new ArrayList<>(read.rows());
+        Object next;
+        if (rows.size() > pageSize) {
+            rows.remove(rows.size() - 1);
+            next = rows.get(rows.size() - 1).id();
+        } else {
+            next = read.continueAfter();
+        }
+        DeadRowPage page = new DeadRowPage(rows, next, read.scanned());
+        String prev =
+                after == null || rows.isEmpty() ? null : Ids.encode(rows.get(0).id());
         return new Pages.DeadList(page, filter, count, after != null, prev, false);
     }
 

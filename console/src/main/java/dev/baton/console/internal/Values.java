@@ -83,6 +83,9 @@ final class Values {
                     "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")
             .withZone(java.time.ZoneOffset.UTC);
 
+    private static final java.time.format.DateTimeFormatter AS_STORED =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
+
     /** A time as the row's page shows it: in UTC where the driver says the instant, else as stored; "none" for NULL. */
     static String time(@Nullable Object v) {
         if (v == null) {
@@ -96,6 +99,9 @@ final class Values {
         }
         if (v instanceof java.time.Instant i) {
             return UTC.format(i);
+        }
+        if (v instanceof java.time.LocalDateTime l) {
+            return AS_STORED.format(l); // a column without a zone: as stored
         }
         return String.valueOf(v);
     }
