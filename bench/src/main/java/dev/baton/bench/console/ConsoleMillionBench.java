@@ -72,10 +72,12 @@ public final class ConsoleMillionBench {
         try (HikariDataSource ds = new HikariDataSource(cfg)) {
             String ts = pg ? "TIMESTAMP(3)" : "DATETIME(3)";
             exec(ds, "DROP TABLE IF EXISTS dead_1m");
-            exec(ds, "CREATE TABLE dead_1m (id BIGINT NOT NULL PRIMARY KEY, status INT NOT NULL, lease_until " + ts
-                    + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts
-                    + ", last_error VARCHAR(1000) NULL, customer VARCHAR(40) NULL, died_at " + ts
-                    + ", payload VARCHAR(300) NULL)");
+            exec(
+                    ds,
+                    "CREATE TABLE dead_1m (id BIGINT NOT NULL PRIMARY KEY, status INT NOT NULL, lease_until " + ts
+                            + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL, next_attempt_at " + ts
+                            + ", last_error VARCHAR(1000) NULL, customer VARCHAR(40) NULL, died_at " + ts
+                            + ", payload VARCHAR(300) NULL)");
             long t0 = System.nanoTime();
             // ids 1..1,000,000 dead (status 3), then 1,000 pending; 1 in 100 errors is a 422; 1,000 customers;
             // died_at one second apart from 2026-11-20 (so the ids grow with the time of death)
@@ -85,20 +87,29 @@ public final class ConsoleMillionBench {
                     : "CASE WHEN seq % 100 = 7 THEN CONCAT('receiver 422: card declined, order ', seq)"
                             + " ELSE CONCAT('HTTP 500 from the receiver, attempt ', seq) END";
             if (pg) {
-                exec(ds, "INSERT INTO dead_1m (id, status, attempts, last_error, customer, died_at, payload) SELECT g,"
-                        + " CASE WHEN g <= " + ROWS + " THEN 3 ELSE 0 END, 5, " + err + ", 'c-' || (g % 1000),"
-                        + " TIMESTAMP '2026-11-20 00:00:00' + g * INTERVAL '1 second', '{\"order\":' || g || '}'"
-                        + " FROM generate_series(1, " + (ROWS + 1000) + ") g");
+                exec(
+                        ds,
+                        "INSERT INTO dead_1m (id, status, attempts, last_error, customer, died_at, payload) SELECT g,"
+                                + " CASE WHEN g <= " + ROWS + " THEN 3 ELSE 0 END, 5, " + err + ", 'c-' || (g % 1000),"
+                                + " TIMESTAMP '2026-11-20 00:00:00' + g * INTERVAL '1 second', '{\"order\":' || g || '}'"
+                                + " FROM generate_series(1, " + (ROWS + 1000) + ") g");
             } else {
-                exec(ds, "INSERT INTO dead_1m (id, status, attempts, last_error, customer, died_at, payload) SELECT seq,"
-                        + " CASE WHEN seq <= " + ROWS + " THEN 3 ELSE 0 END, 5, " + err + ", CONCAT('c-', seq % 1000),"
-                        + " TIMESTAMP '2026-11-20 00:00:00' + INTERVAL seq SECOND, CONCAT('{\"order\":', seq, '}')"
-                        + " FROM seq_1_to_" + (ROWS + 1000));
+                exec(
+                        ds,
+                        "INSERT INTO dead_1m (id, status, attempts, last_error, customer, died_at, payload) SELECT seq,"
+                                + " CASE WHEN seq <= " + ROWS + " THEN 3 ELSE 0 END, 5, " + err
+                                + ", CONCAT('c-', seq % 1000),"
+                                + " TIMESTAMP '2026-11-20 00:00:00' + INTERVAL seq SECOND, CONCAT('{\"order\":', seq, '}')"
+                                + " FROM seq_1_to_" + (ROWS + 1000));
             }
             exec(ds, "CREATE INDEX ix_dead_1m ON dead_1m (status, id)");
             exec(ds, "CREATE INDEX ixk_dead_1m ON dead_1m (customer, id)");
             exec(ds, pg ? "ANALYZE dead_1m" : "ANALYZE TABLE dead_1m");
-            System.out.printf(Locale.ROOT, "%s: %,d dead + 1,000 pending rows in %.1f s%n", name, ROWS,
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s: %,d dead + 1,000 pending rows in %.1f s%n",
+                    name,
+                    ROWS,
                     (System.nanoTime() - t0) / 1e9);
 
             Baton baton = Baton.using(ds);
@@ -130,13 +141,23 @@ public final class ConsoleMillionBench {
                 time(name, "page: before id 900,000 (previous)", () -> page(console, Map.of("before", "l900000")));
                 time(name, "page: newest first", () -> page(console, Map.of("order", "newest")));
                 time(name, "page: error contains 422", () -> page(console, Map.of("find", "422")));
-                time(name, "page: error contains 422, after id 900,000",
+                time(
+                        name,
+                        "page: error contains 422, after id 900,000",
                         () -> page(console, Map.of("find", "422", "dead", "l900000")));
-                time(name, "page: error text that matches nothing", () -> page(console, Map.of("find", "no such text")));
+                time(
+                        name,
+                        "page: error text that matches nothing",
+                        () -> page(console, Map.of("find", "no such text")));
                 time(name, "page: key c-7", () -> page(console, Map.of("key", "c-7")));
-                time(name, "page: id 500000 to 500100", () -> page(console, Map.of("idfrom", "500000", "idto", "500100")));
-                time(name, "page: died in one hour (day 10)", () -> page(console,
-                        Map.of("from", "2026-11-30T00:00", "to", "2026-11-30T01:00")));
+                time(
+                        name,
+                        "page: id 500000 to 500100",
+                        () -> page(console, Map.of("idfrom", "500000", "idto", "500100")));
+                time(
+                        name,
+                        "page: died in one hour (day 10)",
+                        () -> page(console, Map.of("from", "2026-11-30T00:00", "to", "2026-11-30T01:00")));
                 time(name, "page: a row's detail", () -> handle(console, "row", Map.of("id", "l123456")));
                 time(name, "find(all, 50)", () -> dead.find(DeadLetterQuery.all(), null, 50));
                 time(name, "find(error 422, 50)", () -> dead.find(text, null, 50));
@@ -152,8 +173,13 @@ public final class ConsoleMillionBench {
                 // one "requeue all that match": key c-7's first 1,000 dead rows, one guarded update each
                 long s = System.nanoTime();
                 Object r = handleAs(console, queue);
-                System.out.printf(Locale.ROOT, "%s | %-52s | %8.1f ms (one run) %s%n", name,
-                        "requeue all that match (key c-7, 1,000 rows)", (System.nanoTime() - s) / 1e6, r);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s | %-52s | %8.1f ms (one run) %s%n",
+                        name,
+                        "requeue all that match (key c-7, 1,000 rows)",
+                        (System.nanoTime() - s) / 1e6,
+                        r);
 
                 plans(ds, pg);
             }
@@ -198,7 +224,8 @@ public final class ConsoleMillionBench {
                 "SELECT COUNT(*), SUM(CASE WHEN 1 = 1 AND LOWER(baton_c.baton_e) LIKE '%422%' ESCAPE '!' THEN 1 ELSE 0"
                         + " END) FROM (SELECT id AS baton_id, last_error AS baton_e, NULL AS baton_t" + dead
                         + " ORDER BY id LIMIT 100000) baton_c");
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
             for (String sql : sqls) {
                 System.out.println("PLAN " + sql);
                 try (ResultSet rs = st.executeQuery(explain + sql)) {
@@ -230,7 +257,8 @@ public final class ConsoleMillionBench {
     }
 
     static void exec(HikariDataSource ds, String sql) throws Exception {
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
             st.execute(sql);
         }
     }
@@ -244,7 +272,12 @@ public final class ConsoleMillionBench {
             micros.add((System.nanoTime() - s) / 1000);
         }
         Collections.sort(micros);
-        System.out.printf(Locale.ROOT, "%s | %-52s | median %8.1f ms | max %8.1f ms%n", db, what,
-                micros.get(RUNS / 2) / 1000.0, micros.get(RUNS - 1) / 1000.0);
+        System.out.printf(
+                Locale.ROOT,
+                "%s | %-52s | median %8.1f ms | max %8.1f ms%n",
+                db,
+                what,
+                micros.get(RUNS / 2) / 1000.0,
+                micros.get(RUNS - 1) / 1000.0);
     }
 }

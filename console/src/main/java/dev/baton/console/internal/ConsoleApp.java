@@ -243,8 +243,18 @@ public final class ConsoleApp {
         }
     }
 
-    /** The most dead rows a queue page counts for its filter: exact below, "more than" above. */
+    /**
+     * The most dead rows a queue page counts for its filter: exact below, "at least" above. An index serves the state,
+     * key and id range (100,000 index entries cost about what a page of a text search does); a text or time filter reads
+     * each row's error, so its count looks at one search window.
+     */
     static final int COUNT_BOUND = 100_000;
+
+    static final int SCAN_COUNT_BOUND = 10_000;
+
+    static int countBound(DeadFilter f) {
+        return f.query().scans() ? SCAN_COUNT_BOUND : COUNT_BOUND;
+    }
 
     private static DeadFilter filter(QueueAdmin<?> q, ConsoleRequest request) {
         try {
@@ -287,7 +297,7 @@ public final class ConsoleApp {
         }
         DeadRowCount count;
         try {
-            count = q.deadCount(filter.query(), COUNT_BOUND);
+            count = q.deadCount(filter.query(), countBound(filter));
         } catch (dev.baton.ConfigurationException e) {
             throw new BadRequest(e.getMessage());
         }
@@ -446,7 +456,7 @@ public final class ConsoleApp {
                 if (filter.empty()) {
                     throw new BadRequest("Nothing can match: this queue has no row yet.");
                 }
-                DeadRowCount c = q.deadCount(filter.query(), COUNT_BOUND);
+                DeadRowCount c = q.deadCount(filter.query(), countBound(filter));
                 sentence = "Requeue the dead rows of queue " + q.name() + " that match: " + filter.describe()
                         + "? At most " + QueueAdmin.MATCH_CAP + " this action, "
                         + (filter.newest() ? "newest" : "lowest id") + " first; "
