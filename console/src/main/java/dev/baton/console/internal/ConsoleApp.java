@@ -46,6 +46,7 @@ public final class ConsoleApp {
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf;
     private final boolean secureCookie;
+    private final @Nullable AuditTable trail;
     private final Confirmations confirmations = new Confirmations();
     private final ArrayDeque<ConsoleAction> recent = new ArrayDeque<>();
 
@@ -60,7 +61,8 @@ public final class ConsoleApp {
             Logger audit,
             List<Consumer<ConsoleAction>> auditListeners,
             Csrf csrf,
-            boolean secureCookie) {
+            boolean secureCookie,
+            @Nullable AuditTable trail) {
         Map<String, QueueAdmin<?>> qs = new LinkedHashMap<>();
         Map<String, Sampler> ss = new LinkedHashMap<>();
         for (QueueAdmin<?> q : queues) {
@@ -78,6 +80,7 @@ public final class ConsoleApp {
         this.auditListeners = List.copyOf(auditListeners);
         this.csrf = csrf;
         this.secureCookie = secureCookie;
+        this.trail = trail;
     }
 
     /** Measures every queue once. */
@@ -88,6 +91,11 @@ public final class ConsoleApp {
     }
 
     public List<ConsoleAction> recentActions() {
+        if (trail != null) {
+            return trail.recent().stream()
+                    .map(AuditTable.Entry::asConsoleAction)
+                    .toList();
+        }
         synchronized (recent) {
             return new ArrayList<>(recent);
         }
@@ -164,6 +172,7 @@ public final class ConsoleApp {
                     }
                     if (!mayOperate) {
                         LOG.warn("console: refused an action of '{}': may not operate", oneLine(clipped(user.name())));
+                        refused(request, user, "may not operate");
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
@@ -172,6 +181,7 @@ public final class ConsoleApp {
                         LOG.warn(
                                 "console: refused an action of '{}': missing, expired or wrong CSRF token",
                                 oneLine(clipped(user.name())));
+                        refused(request, user, "missing, expired or wrong CSRF token");
                         return respond(
                                 403,
                                 headers,
@@ -197,6 +207,30 @@ public final class ConsoleApp {
             }
         } catch (BadRequest e) {
             return respond(400, headers, Pages.status(400, e.getMessage()));
+        }
+    }
+
+    /** A refused POST in the audit table: who, what they asked (as sent, cut), and why it was refused. */
+    private void refused(ConsoleRequest request, ConsoleUser user, String why) {
+        if (trail == null) {
+            return;
+        }
+        String op = request.param("op");
+        String queue = request.param("q");
+        try {
+            trail.record(new AuditTable.Entry(
+                    Instant.now(),
+                    user.name(),
+                    "refused " + (op == null ? "action" : clipped(op)),
+                    queue == null ? "-" : queue,
+                    request.param("id"),
+                    request.param("verdict"),
+                    "1".equals(request.param("force")),
+                    request.param("evidence"),
+                    "refused",
+                    "refused: " + why));
+        } catch (RuntimeException e) {
+            LOG.warn("console: the refused action could not be written to the audit table", e);
         }
     }
 
@@ -349,12 +383,16 @@ public final class ConsoleApp {
         }
         List<ConsoleAction> actions = new ArrayList<>();
         String target = String.valueOf(id);
-        for (ConsoleAction a : recentActions()) {
-            if (a.queue().equals(q.name()) && target.equals(a.target())) {
-                actions.add(a);
+        if (trail != null) {
+            trail.ofRow(q.name(), target).forEach(e -> actions.add(e.asConsoleAction()));
+        } else {
+            for (ConsoleAction a : recentActions()) {
+                if (a.queue().equals(q.name()) && target.equals(a.target())) {
+                    actions.add(a);
+                }
             }
         }
-        String body = Pages.row(q, id, row.get(), actions, token);
+        String body = Pages.row(q, id, row.get(), actions, trail != null, token);
         return respond(200, headers, Pages.page("Row " + id + " of " + q.name() + " \u2013 Baton console", who, body));
     }
 
@@ -558,8 +596,28 @@ public final class ConsoleApp {
                         result.code());
             }
         }
-        record(new ConsoleAction(
-                Instant.now(), user.name(), plan.op(), q.name(), plan.target(), plan.evidence(), result.code()));
+        Instant at = Instant.now();
+        record(new ConsoleAction(at, user.name(), plan.op(), q.name(), plan.target(), plan.evidence(), result.code()));
+        if (trail != null) {
+            String verdict = plan.verdict() == null
+                    ? null
+                    : plan.verdict() + (plan.completion() == null ? "" : ":" + plan.completion());
+            try {
+                trail.record(new AuditTable.Entry(
+                        at,
+                        user.name(),
+                        plan.op(),
+                        q.name(),
+                        plan.target(),
+                        verdict,
+                        plan.force(),
+                        plan.evidence(),
+                        result.outcome().name().toLowerCase(java.util.Locale.ROOT),
+                        result.code()));
+            } catch (RuntimeException e) {
+                LOG.error("console: the action ran but could not be written to the audit table", e);
+            }
+        }
         samplers.get(q.name()).sample();
         return result;
     }

@@ -505,7 +505,12 @@ public final class Pages {
 
     /** A row's page: every column, the whole error and payload, and the console's actions on it. */
     static String row(
-            QueueAdmin<?> q, Object id, Map<String, ?> columns, List<ConsoleAction> actions, @Nullable String csrf) {
+            QueueAdmin<?> q,
+            Object id,
+            Map<String, ?> columns,
+            List<ConsoleAction> actions,
+            boolean durable,
+            @Nullable String csrf) {
         String enc = Ids.encode(id);
         Object state = q.stateOf(columns.get(q.stateColumn()));
         StringBuilder b = new StringBuilder("<h1>Row ")
@@ -565,7 +570,12 @@ public final class Pages {
         }
         b.append("<h2>Actions on this row</h2>");
         if (actions.isEmpty()) {
-            b.append("<p class=\"muted\" id=\"row-audit\">None through this console since this process started.</p>");
+            b.append("<p class=\"muted\" id=\"row-audit\">")
+                    .append(
+                            durable
+                                    ? "None in the audit table."
+                                    : "None through this console since this process started (no audit table is configured).")
+                    .append("</p>");
         } else {
             b.append(auditTable(actions)
                     .replace("<h2>Recent actions</h2>", "")
