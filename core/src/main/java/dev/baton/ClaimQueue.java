@@ -69,7 +69,8 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
-        this.deadLetters = new DeadLetters<>(shape.name, shape.engine, new DeadLetterStatements<>(shape), null);
+        this.deadLetters = new DeadLetters<>(
+                shape.name, shape.engine, new DeadLetterStatements<>(shape), new DeadLetterFinder<>(shape), null);
         this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);
     }
 

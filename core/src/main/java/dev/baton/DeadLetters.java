@@ -31,16 +31,19 @@ public final class DeadLetters<S extends Enum<S>> {
     private final String queue;
     private final DeadLetterStatements<S> statements;
     private final dev.baton.internal.Engine engine;
+    private final DeadLetterFinder<S> finder;
     private final @Nullable String principal;
 
     DeadLetters(
             String queue,
             dev.baton.internal.Engine engine,
             DeadLetterStatements<S> statements,
+            DeadLetterFinder<S> finder,
             @Nullable String principal) {
         this.queue = queue;
         this.engine = engine;
         this.statements = statements;
+        this.finder = finder;
         this.principal = principal;
     }
 
@@ -51,7 +54,7 @@ public final class DeadLetters<S extends Enum<S>> {
      * @throws ConfigurationException for a blank or longer principal
      */
     public DeadLetters<S> as(String principal) {
-        return new DeadLetters<>(queue, engine, statements, AdminPages.checkPrincipal(principal));
+        return new DeadLetters<>(queue, engine, statements, finder, AdminPages.checkPrincipal(principal));
     }
 
     /** The principal this view acts for, or null when none was given. */
@@ -107,6 +110,63 @@ public final class DeadLetters<S extends Enum<S>> {
     public DeadRowPage search(
             @Nullable String errorContains, boolean highestFirst, @Nullable Object afterId, int limit) {
         return statements.search(errorContains, highestFirst, afterId, limit);
+    }
+
+    /**
+     * A page of the dead rows that match {@code query}, in its order, after {@code afterId}. The state, the key and the
+     * id range are served by the state-and-id and the key-and-id indexes and read no more rows than the page; with an
+     * error text or a time range the page looks at the next {@value #SEARCH_SCAN} rows of those at most, as {@link
+     * #search} does, and says where to go on ({@link DeadRowPage#continueAfter()}). The page before a page is the next
+     * page of {@link DeadLetterQuery#reversed()} after the page's first id. No lock.
+     *
+     * @param query what to look for
+     * @param afterId the {@link DeadRowPage#continueAfter()} of the previous page (or, reversed, the first id of the
+     *     page shown), or null for the first page
+     * @param limit the page size, 1..1000
+     * @throws ConfigurationException if {@code limit} is outside 1..1000, or the query names a key on a queue without
+     *     a key column, or a key that is not a number for an integer key column
+     */
+    public DeadRowPage find(DeadLetterQuery query, @Nullable Object afterId, int limit) {
+        Objects.requireNonNull(query, "query");
+        return finder.find(query, afterId, limit);
+    }
+
+    /**
+     * Counts the dead rows that match {@code query}, looking at {@code bound} of them at most (lowest id first among
+     * those the state, key and id range select): the exact number when fewer are there, else a lower bound ({@link
+     * DeadRowCount#exact()}). One statement; no lock.
+     *
+     * @param bound 1..100,000
+     * @throws ConfigurationException if {@code bound} is outside 1..100,000 (before any SQL), or as {@link #find}
+     */
+    public DeadRowCount countMatching(DeadLetterQuery query, int bound) {
+        Objects.requireNonNull(query, "query");
+        return finder.countMatching(query, bound);
+    }
+
+    /** True when the queue has a key column ({@link ClaimQueueBuilder#orderedPerKey}) that {@link DeadLetterQuery#key} searches. */
+    public boolean hasKeyColumn() {
+        return finder.hasKey();
+    }
+
+    /**
+     * Every column of the row {@code id}, in any state, as the driver reads them (names in lower case), for an
+     * operator's detail view: the state code, attempts, lease, token, next attempt, the whole error, the host's columns.
+     * One statement by the primary key; no lock.
+     *
+     * @return the columns, or empty when there is no such row
+     */
+    public java.util.Optional<java.util.Map<String, @Nullable Object>> row(Object id) {
+        Objects.requireNonNull(id, "id");
+        return finder.row(id);
+    }
+
+    /**
+     * The names of the queue's id, state, attempts, next-attempt and error columns, in that order and in lower case, as
+     * {@link #row} keys them.
+     */
+    public List<String> columnNames() {
+        return finder.columnNames();
     }
 
     /**

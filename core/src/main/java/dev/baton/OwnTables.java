@@ -151,6 +151,30 @@ public final class OwnTables {
         return create(table, rateLimitsDdl(table));
     }
 
+    /**
+     * The statements that create the operations console's audit table named {@code table} ({@code table} or {@code
+     * schema.table}; default {@code baton_console_audit}), without trailing semicolons: the dialect's {@code
+     * V10__baton_console_audit.sql}, renamed. Runs no SQL.
+     *
+     * @throws InvalidIdentifierException if the name is not a plain identifier, or too long to derive its index name
+     * @throws UnsupportedDatabaseException if the dialect ships no DDL for the table
+     */
+    public List<String> consoleAuditDdl(String table) {
+        return OwnTableSql.ddl(engine.dialect(), OwnTable.CONSOLE_AUDIT, table);
+    }
+
+    /**
+     * Creates the console's audit table ({@link #consoleAuditDdl}) unless a table of that name exists; safe to call at
+     * every start, also from several processes at once.
+     *
+     * @return true if this call created the table, false if it existed
+     * @throws InvalidIdentifierException if the name is not a plain identifier
+     * @throws DataAccessException if the DDL fails
+     */
+    public boolean createConsoleAuditTable(String table) {
+        return create(table, consoleAuditDdl(table));
+    }
+
     private boolean create(String table, List<String> ddl) {
         try {
             // One transaction where DDL is transactional (PostgreSQL, SQL Server): never half a table. Never the host's

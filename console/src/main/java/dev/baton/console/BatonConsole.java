@@ -5,6 +5,7 @@ import dev.baton.ClaimQueue;
 import dev.baton.ConfigurationException;
 import dev.baton.Outbox;
 import dev.baton.Worker;
+import dev.baton.console.internal.AuditTable;
 import dev.baton.console.internal.ConsoleApp;
 import dev.baton.console.internal.Csrf;
 import dev.baton.console.internal.JdkHandler;
@@ -119,6 +120,7 @@ public final class BatonConsole implements AutoCloseable {
     public static final class Builder {
         private final Map<String, ClaimQueue<?>> queues = new LinkedHashMap<>();
         private final Map<String, String> kinds = new LinkedHashMap<>();
+        private final Map<String, String> deadAt = new LinkedHashMap<>();
         private final List<Worker> workers = new ArrayList<>();
         private final List<Supplier<? extends Collection<Worker>>> workerSources = new ArrayList<>();
         private final List<Consumer<ConsoleAction>> audit = new ArrayList<>();
@@ -131,6 +133,9 @@ public final class BatonConsole implements AutoCloseable {
         private byte @Nullable [] csrfKey;
         private Duration sessionLifetime = Duration.ofHours(12);
         private boolean secureCookie;
+        private dev.baton.@Nullable Baton auditBaton;
+        private javax.sql.@Nullable DataSource auditDataSource;
+        private @Nullable String auditTable;
 
         private Builder() {}
 
@@ -168,6 +173,25 @@ public final class BatonConsole implements AutoCloseable {
          */
         public Builder workers(Supplier<? extends Collection<Worker>> running) {
             workerSources.add(Objects.requireNonNull(running, "running"));
+            return this;
+        }
+
+        /**
+         * The timestamp column of {@code queue}'s table that the database sets whenever a row changes (MySQL's and
+         * MariaDB's {@code ON UPDATE CURRENT_TIMESTAMP}, a trigger on PostgreSQL and SQL Server): for a dead row, when
+         * it died. The dead letters then show it and can be searched by it (a time range, looked for among 10,000 dead
+         * rows a page as the error text is). Baton's own writes set no such column, and without one the console
+         * shows no time of death.
+         *
+         * @throws dev.baton.InvalidIdentifierException if the column is not a plain identifier
+         */
+        public Builder deadAtColumn(String queue, String column) {
+            Objects.requireNonNull(queue, "queue");
+            deadAt.put(
+                    queue,
+                    dev.baton.DeadLetterQuery.all()
+                            .changedBetween(column, null, null)
+                            .timeColumn());
             return this;
         }
 
@@ -258,6 +282,25 @@ public final class BatonConsole implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps the audit trail in Baton's own table {@code table} (created at {@link #build()} unless it exists; DDL:
+         * {@code baton.ownTables().consoleAuditDdl(table)}, the dialect's {@code V10__baton_console_audit.sql}): every
+         * confirmed action with its verdict, force flag, evidence as typed and outcome, and every refused attempt (a
+         * POST of a user who may not operate, a missing, expired or forged CSRF token). The overview's recent actions
+         * and a row's page read it, so every instance on the database shows the same trail, also after a restart.
+         * Default: none (the trail is the log, the listeners and this process's memory).
+         *
+         * @param baton the Baton whose dialect the table is written in
+         * @param dataSource where the table is (usually Baton's own data source)
+         * @param table the table's name ({@code baton_console_audit} or {@code schema.table})
+         */
+        public Builder auditTable(dev.baton.Baton baton, javax.sql.DataSource dataSource, String table) {
+            this.auditBaton = Objects.requireNonNull(baton, "baton");
+            this.auditDataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.auditTable = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
         /** Called after every action, on the request's thread; exceptions are logged and ignored. */
         public Builder audit(Consumer<ConsoleAction> listener) {
             audit.add(Objects.requireNonNull(listener, "listener"));
@@ -296,7 +339,18 @@ public final class BatonConsole implements AutoCloseable {
                 return ws;
             };
             List<QueueAdmin<?>> admins = new ArrayList<>();
-            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all)));
+            for (String name : deadAt.keySet()) {
+                if (!queues.containsKey(name)) {
+                    throw new ConfigurationException(
+                            "deadAtColumn names queue '" + name + "', which is not on the console");
+                }
+            }
+            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name))));
+            AuditTable trail = null;
+            if (auditTable != null) {
+                auditBaton.ownTables().createConsoleAuditTable(auditTable);
+                trail = new AuditTable(auditDataSource, auditBaton.dialect(), auditTable);
+            }
             ConsoleApp app = new ConsoleApp(
                     admins,
                     authenticator,
@@ -308,7 +362,8 @@ public final class BatonConsole implements AutoCloseable {
                     LoggerFactory.getLogger(AUDIT_LOGGER),
                     audit,
                     new Csrf(csrfKey, sessionLifetime),
-                    secureCookie);
+                    secureCookie,
+                    trail);
             return new BatonConsole(app, sampleInterval);
         }
     }

@@ -45,21 +45,46 @@ final class ConsoleFixture implements AutoCloseable {
 
     /** As above, the table's name starting with {@code prefix}. */
     ConsoleFixture(TestDatabase db, String prefix, boolean operate, int pageSize, Consumer<BatonConsole.Builder> more) {
+        this(db, prefix, operate, pageSize, false, null, more);
+    }
+
+    /**
+     * As above; {@code keyed}: the queue is ordered per {@code customer} and the console shows {@code died_at} as the
+     * time of death; {@code listener}: a Baton listener (null for none).
+     */
+    ConsoleFixture(
+            TestDatabase db,
+            String prefix,
+            boolean operate,
+            int pageSize,
+            boolean keyed,
+            dev.baton.BatonListener listener,
+            Consumer<BatonConsole.Builder> more) {
         this.db = db;
         this.table = TestDatabases.uniqueName(prefix);
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id VARCHAR(200) NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
                 + " lease_until " + ts + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL,"
                 + " next_attempt_at " + ts + ", last_error VARCHAR(1000) NULL, created_at " + ts + ","
-                + " payload VARCHAR(300) NULL)");
+                + " payload VARCHAR(300) NULL, customer VARCHAR(100) NULL, died_at " + ts + ")");
         db.execute("CREATE INDEX ix_" + table + " ON " + table + " (sync_status, id)");
-        this.baton = Baton.using(db.dataSource());
-        this.queue = queue(baton, table);
+        Baton.Builder bb = Baton.builder(db.dataSource());
+        if (listener != null) {
+            bb.listener(listener);
+        }
+        this.baton = bb.build();
+        if (keyed) {
+            db.execute("CREATE INDEX ixk_" + table + " ON " + table + " (customer, id)");
+        }
+        this.queue = keyed ? keyedQueue(baton, table) : queue(baton, table);
         BatonConsole.Builder b = BatonConsole.builder()
                 .queue(queue)
                 .authenticator(ConsoleFixture::authenticate)
                 .operate(operate)
                 .pageSize(pageSize);
+        if (keyed) {
+            b.deadAtColumn(queue.name(), "died_at");
+        }
         more.accept(b);
         this.console = b.build();
         try {
@@ -82,6 +107,38 @@ final class ConsoleFixture implements AutoCloseable {
                 .lease(Duration.ofSeconds(30))
                 .ageColumn("created_at")
                 .build();
+    }
+
+    static ClaimQueue<Sync> keyedQueue(Baton baton, String table) {
+        return baton.<Sync>queue("cs-" + table)
+                .table(table)
+                .id("id")
+                .claim("sync_status", Sync.MACHINE, Sync.PENDING, Sync.PROCESSING)
+                .select("payload")
+                .deadState(Sync.FAILED)
+                .nonIdempotentSink(Sync.SENDING, Sync.UNKNOWN)
+                .lease(Duration.ofSeconds(30))
+                .ageColumn("created_at")
+                .orderedPerKey("customer")
+                .build();
+    }
+
+    /** Inserts a dead row of {@code customer} that died at {@code diedAt}. */
+    void insertDead(String id, String customer, String error, java.time.Instant diedAt) {
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+                        + " (id, sync_status, attempts, last_error, payload, customer, died_at, created_at)"
+                        + " VALUES (?, ?, 3, ?, ?, ?, ?, " + db.kind().now() + ")")) {
+            ps.setString(1, id);
+            ps.setInt(2, Sync.FAILED.code());
+            ps.setString(3, error);
+            ps.setString(4, "{\"order\":\"" + id + "\",\"amount\":12.5}");
+            ps.setString(5, customer);
+            ps.setTimestamp(6, java.sql.Timestamp.from(diedAt));
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
     }
 
     static ConsoleUser authenticate(ConsoleRequest request) {

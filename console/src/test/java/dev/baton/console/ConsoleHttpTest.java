@@ -551,8 +551,8 @@ class ConsoleHttpTest {
                 while (ids.find()) {
                     seen.add(ids.group(1));
                 }
-                Matcher next =
-                        Pattern.compile("data-page=\"dead\" href=\"([^\"]+)\"").matcher(body);
+                Matcher next = Pattern.compile("rel=\"next\" data-page=\"dead\" href=\"([^\"]+)\"")
+                        .matcher(body);
                 path = next.find() ? next.group(1).replace("&amp;", "&") : null;
             }
             assertEquals(3, pages);

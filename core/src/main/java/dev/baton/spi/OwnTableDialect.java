@@ -54,7 +54,12 @@ public interface OwnTableDialect {
          * The token buckets of rate-limited claim queues ({@code ClaimQueueBuilder.rateLimit}): file {@code
          * V9__baton_rate_limits.sql}.
          */
-        RATE_LIMITS("baton_rate_limits", "V9__baton_rate_limits.sql");
+        RATE_LIMITS("baton_rate_limits", "V9__baton_rate_limits.sql"),
+        /**
+         * The audit trail of the operations console ({@code baton-console}'s {@code auditTable}): file {@code
+         * V10__baton_console_audit.sql}.
+         */
+        CONSOLE_AUDIT("baton_console_audit", "V10__baton_console_audit.sql");
 
         private final String defaultName;
         private final String script;

@@ -61,6 +61,35 @@ class SqlServerOwnTablesSqlTest {
     }
 
     @Test
+    void consoleAuditDdl() {
+        String bin = "COLLATE Latin1_General_100_BIN2";
+        List<String> ddl = baton.ownTables().consoleAuditDdl("baton_console_audit");
+        assertEquals(
+                List.of(
+                        "CREATE TABLE [baton_console_audit] (\n"
+                                + "    [id] BIGINT IDENTITY(1, 1) NOT NULL,\n"
+                                + "    [at_utc] DATETIME2(6) NOT NULL,\n"
+                                + "    [principal] NVARCHAR(200) NOT NULL,\n"
+                                + "    [action] NVARCHAR(40) NOT NULL,\n"
+                                + "    [queue_name] NVARCHAR(200) " + bin + " NOT NULL,\n"
+                                + "    [target] NVARCHAR(400) " + bin + " NULL,\n"
+                                + "    [verdict] NVARCHAR(200) NULL,\n"
+                                + "    [force_flag] SMALLINT NOT NULL,\n"
+                                + "    [evidence] NVARCHAR(MAX) NULL,\n"
+                                + "    [outcome] NVARCHAR(20) NOT NULL,\n"
+                                + "    [result] NVARCHAR(1000) NOT NULL,\n"
+                                + "    CONSTRAINT [baton_console_audit_pk] PRIMARY KEY ([id])\n"
+                                + ")",
+                        "CREATE INDEX [baton_console_audit_row] ON [baton_console_audit] ([queue_name], [target],"
+                                + " [id])"),
+                ddl);
+        ddl.forEach(SqlServerOwnTablesSqlTest::parse);
+        assertEquals(
+                "CREATE INDEX [trail_row] ON [ops].[trail] ([queue_name], [target], [id])",
+                baton.ownTables().consoleAuditDdl("ops.trail").get(1));
+    }
+
+    @Test
     void inboxDdl() {
         List<String> ddl = baton.ownTables().inboxDdl(Inbox.DEFAULT_TABLE);
         assertEquals(

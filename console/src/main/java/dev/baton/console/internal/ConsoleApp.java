@@ -1,7 +1,7 @@
 package dev.baton.console.internal;
 
-import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowCount;
 import dev.baton.DeadRowPage;
 import dev.baton.UnknownRow;
 import dev.baton.Worker;
@@ -46,6 +46,7 @@ public final class ConsoleApp {
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf;
     private final boolean secureCookie;
+    private final @Nullable AuditTable trail;
     private final Confirmations confirmations = new Confirmations();
     private final ArrayDeque<ConsoleAction> recent = new ArrayDeque<>();
 
@@ -60,7 +61,8 @@ public final class ConsoleApp {
             Logger audit,
             List<Consumer<ConsoleAction>> auditListeners,
             Csrf csrf,
-            boolean secureCookie) {
+            boolean secureCookie,
+            @Nullable AuditTable trail) {
         Map<String, QueueAdmin<?>> qs = new LinkedHashMap<>();
         Map<String, Sampler> ss = new LinkedHashMap<>();
         for (QueueAdmin<?> q : queues) {
@@ -78,6 +80,7 @@ public final class ConsoleApp {
         this.auditListeners = List.copyOf(auditListeners);
         this.csrf = csrf;
         this.secureCookie = secureCookie;
+        this.trail = trail;
     }
 
     /** Measures every queue once. */
@@ -88,6 +91,11 @@ public final class ConsoleApp {
     }
 
     public List<ConsoleAction> recentActions() {
+        if (trail != null) {
+            return trail.recent().stream()
+                    .map(AuditTable.Entry::asConsoleAction)
+                    .toList();
+        }
         synchronized (recent) {
             return new ArrayList<>(recent);
         }
@@ -164,6 +172,7 @@ public final class ConsoleApp {
                     }
                     if (!mayOperate) {
                         LOG.warn("console: refused an action of '{}': may not operate", oneLine(clipped(user.name())));
+                        refused(request, user, "may not operate");
                         return respond(403, headers, Pages.status(403, "You may not operate this console."));
                     }
                     // the token of the session the cookie names, for this user: a form from another site has neither
@@ -172,12 +181,19 @@ public final class ConsoleApp {
                         LOG.warn(
                                 "console: refused an action of '{}': missing, expired or wrong CSRF token",
                                 oneLine(clipped(user.name())));
+                        refused(request, user, "missing, expired or wrong CSRF token");
                         return respond(
                                 403,
                                 headers,
                                 Pages.status(403, "Missing, expired or wrong CSRF token; reload the page."));
                     }
                     return action(request, headers, who, token, user, session);
+                }
+                case "row" -> {
+                    if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+                        return respond(405, headers, Pages.status(405, "Method not allowed."));
+                    }
+                    return rowPage(request, headers, who, token);
                 }
                 case "result" -> {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
@@ -191,6 +207,30 @@ public final class ConsoleApp {
             }
         } catch (BadRequest e) {
             return respond(400, headers, Pages.status(400, e.getMessage()));
+        }
+    }
+
+    /** A refused POST in the audit table: who, what they asked (as sent, cut), and why it was refused. */
+    private void refused(ConsoleRequest request, ConsoleUser user, String why) {
+        if (trail == null) {
+            return;
+        }
+        String op = request.param("op");
+        String queue = request.param("q");
+        try {
+            trail.record(new AuditTable.Entry(
+                    Instant.now(),
+                    user.name(),
+                    "refused " + (op == null ? "action" : clipped(op)),
+                    queue == null ? "-" : queue,
+                    request.param("id"),
+                    request.param("verdict"),
+                    "1".equals(request.param("force")),
+                    request.param("evidence"),
+                    "refused",
+                    "refused: " + why));
+        } catch (RuntimeException e) {
+            LOG.warn("console: the refused action could not be written to the audit table", e);
         }
     }
 
@@ -237,43 +277,121 @@ public final class ConsoleApp {
         }
     }
 
+    /**
+     * The most dead rows a queue page counts: exact below, "at least" (with a filter) or "more than" above. One search
+     * window: on MariaDB a count of 100,000 index entries took about 270 ms at a million dead rows, 10,000 a tenth of
+     * that (bench/results/20261203-console-1m).
+     */
+    static final int COUNT_BOUND = 10_000;
+
+    static int countBound(DeadFilter f) {
+        return COUNT_BOUND;
+    }
+
+    private static DeadFilter filter(QueueAdmin<?> q, ConsoleRequest request) {
+        try {
+            return DeadFilter.parse(q, request);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        }
+    }
+
     private ConsoleResponse queuePage(
             ConsoleRequest request, Map<String, String> headers, String who, @Nullable String token) {
         QueueAdmin<?> q = queueOf(request);
         Object deadAfter = idParam(q, request, "dead");
+        Object deadBefore = idParam(q, request, "before");
+        if (deadAfter != null && deadBefore != null) {
+            throw new BadRequest("A page is after one id or before one, not both.");
+        }
         Object unknownAfter = idParam(q, request, "unknown");
-        String find = request.param("find");
-        if (find != null && find.isBlank()) {
-            find = null;
-        }
-        if (find != null && find.length() > DeadLetters.SEARCH_TEXT) {
-            throw new BadRequest("The text to look for is longer than " + DeadLetters.SEARCH_TEXT + " characters.");
-        }
-        String order = request.param("order");
-        if (order != null && !order.equals("newest") && !order.equals("oldest")) {
-            throw new BadRequest("Order by \"newest\" or \"oldest\".");
-        }
-        boolean newest = "newest".equals(order);
-        DeadRowPage dead;
-        if (find == null && !newest) {
-            List<DeadRow> rows = q.deadPage(deadAfter, pageSize);
-            dead = new DeadRowPage(
-                    rows, rows.size() == pageSize ? rows.get(rows.size() - 1).id() : null, rows.size());
-        } else {
-            dead = q.deadSearch(find, newest, deadAfter, pageSize);
-        }
+        DeadFilter filter = filter(q, request);
+        Pages.DeadList list = deadList(q, filter, deadAfter, deadBefore);
         List<UnknownRow> unknown = q.unknownPage(unknownAfter, pageSize);
         String body = Pages.queue(
                 q,
                 samplers.get(q.name()),
-                new Pages.DeadList(dead, find, newest),
-                deadAfter == null ? null : Ids.encode(deadAfter),
+                list,
                 unknown,
                 unknownAfter == null ? null : Ids.encode(unknownAfter),
                 pageSize,
                 maxRequeue,
                 token);
         return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body));
+    }
+
+    /** The page of dead letters after or before an id (keyset both ways), with its count and its links. */
+    private Pages.DeadList deadList(
+            QueueAdmin<?> q, DeadFilter filter, @Nullable Object after, @Nullable Object before) {
+        if (filter.empty()) {
+            return new Pages.DeadList(
+                    new DeadRowPage(List.of(), null, 0), filter, new DeadRowCount(0, 0, true), false, null, false);
+        }
+        DeadRowCount count;
+        try {
+            count = q.deadCount(filter.query(), countBound(filter));
+        } catch (dev.baton.ConfigurationException e) {
+            throw new BadRequest(e.getMessage());
+        }
+        // one row more than a page, read and dropped: whether a page lies beyond is then known, not guessed
+        if (before != null) {
+            DeadRowPage back = q.deadFind(filter.query().reversed(), before, pageSize + 1);
+            List<DeadRow> rows = new ArrayList<>(back.rows());
+            Object prev;
+            if (rows.size() > pageSize) {
+                rows.remove(rows.size() - 1);
+                prev = rows.get(rows.size() - 1).id();
+            } else {
+                prev = back.continueAfter(); // the window's end when the scan stopped at its bound, else null
+            }
+            java.util.Collections.reverse(rows);
+            Object nextAfter = rows.isEmpty()
+                    ? back.continueAfter()
+                    : rows.get(rows.size() - 1).id();
+            boolean nothingBefore = rows.isEmpty() && back.continueAfter() == null;
+            // the page after the last row shown: rows between it and the id asked for did not match
+            DeadRowPage page = new DeadRowPage(rows, nothingBefore ? null : nextAfter, back.scanned());
+            return new Pages.DeadList(page, filter, count, true, prev == null ? null : Ids.encode(prev), true);
+        }
+        DeadRowPage read = q.deadFind(filter.query(), after, pageSize + 1);
+        List<DeadRow> rows = new ArrayList<>(read.rows());
+        Object next;
+        if (rows.size() > pageSize) {
+            rows.remove(rows.size() - 1);
+            next = rows.get(rows.size() - 1).id();
+        } else {
+            next = read.continueAfter();
+        }
+        DeadRowPage page = new DeadRowPage(rows, next, read.scanned());
+        String prev =
+                after == null || rows.isEmpty() ? null : Ids.encode(rows.get(0).id());
+        return new Pages.DeadList(page, filter, count, after != null, prev, false);
+    }
+
+    private ConsoleResponse rowPage(
+            ConsoleRequest request, Map<String, String> headers, String who, @Nullable String token) {
+        QueueAdmin<?> q = queueOf(request);
+        Object id = idParam(q, request, "id");
+        if (id == null) {
+            throw new BadRequest("Which row?");
+        }
+        var row = q.row(id);
+        if (row.isEmpty()) {
+            return respond(404, headers, Pages.status(404, "There is no such row in this queue's table."));
+        }
+        List<ConsoleAction> actions = new ArrayList<>();
+        String target = String.valueOf(id);
+        if (trail != null) {
+            trail.ofRow(q.name(), target).forEach(e -> actions.add(e.asConsoleAction()));
+        } else {
+            for (ConsoleAction a : recentActions()) {
+                if (a.queue().equals(q.name()) && target.equals(a.target())) {
+                    actions.add(a);
+                }
+            }
+        }
+        String body = Pages.row(q, id, row.get(), actions, trail != null, token);
+        return respond(200, headers, Pages.page("Row " + id + " of " + q.name() + " \u2013 Baton console", who, body));
     }
 
     private ConsoleResponse action(
@@ -309,6 +427,7 @@ public final class ConsoleApp {
         String verdict = null;
         String completion = null;
         String evidence = null;
+        DeadFilter filter = null;
         switch (op) {
             case "requeue" -> {
                 id = idParam(q, request, "id");
@@ -368,6 +487,20 @@ public final class ConsoleApp {
                             + " receiver gets it twice.";
                 }
             }
+            case "requeue-matching" -> {
+                filter = filter(q, request);
+                if (filter.empty()) {
+                    throw new BadRequest("Nothing can match: this queue has no row yet.");
+                }
+                DeadRowCount c = q.deadCount(filter.query(), countBound(filter));
+                sentence = "Requeue the dead rows of queue " + q.name() + " that match: " + filter.describe()
+                        + "? At most " + QueueAdmin.MATCH_CAP + " this action, "
+                        + (filter.newest() ? "newest" : "lowest id") + " first; "
+                        + (c.exact()
+                                ? c.matching() + " match now."
+                                : "at least " + c.matching() + " match among the first " + c.looked()
+                                        + " dead rows now.");
+            }
             case "pause", "resume" -> {
                 if (q.workers().isEmpty()) {
                     throw new BadRequest("No worker of this queue runs in this process.");
@@ -381,9 +514,14 @@ public final class ConsoleApp {
             sentence += " Rows that may have been sent already are requeued too: their receiver may get them twice.";
         }
         String back = op.equals("pause") || op.equals("resume") ? "./" : "queue?q=" + Pages.url(q.name());
-        String target = id != null ? String.valueOf(id) : n > 0 ? "up to " + n : null;
+        String target = id != null
+                ? String.valueOf(id)
+                : n > 0 ? "up to " + n : filter != null ? "matching: " + filter.describe() : null;
+        if (filter != null) {
+            back = "queue?q=" + Pages.url(q.name()) + filter.params();
+        }
         return new Confirmations.Plan(
-                op, q.name(), id, target, n, force, verdict, completion, evidence, sentence, back);
+                op, q.name(), id, target, n, force, verdict, completion, evidence, filter, sentence, back);
     }
 
     /** A confirmed action: runs once, then sends the browser to its result page (a reload of that only reads). */
@@ -427,6 +565,13 @@ public final class ConsoleApp {
             result = switch (plan.op()) {
                 case "requeue" -> q.requeue(user.name(), plan.id(), plan.force());
                 case "requeue-all" -> q.requeueAll(user.name(), plan.n(), plan.force());
+                case "requeue-matching" ->
+                    q.requeueMatching(
+                            user.name(),
+                            plan.filter().query(),
+                            plan.filter().describe(),
+                            QueueAdmin.MATCH_CAP,
+                            plan.force());
                 case "resolve" -> q.resolve(user.name(), plan.id(), plan.verdict(), plan.completion(), plan.evidence());
                 default -> pauseOrResume(q, plan.op().equals("pause"));
             };
@@ -449,8 +594,28 @@ public final class ConsoleApp {
                         result.code());
             }
         }
-        record(new ConsoleAction(
-                Instant.now(), user.name(), plan.op(), q.name(), plan.target(), plan.evidence(), result.code()));
+        Instant at = Instant.now();
+        record(new ConsoleAction(at, user.name(), plan.op(), q.name(), plan.target(), plan.evidence(), result.code()));
+        if (trail != null) {
+            String verdict = plan.verdict() == null
+                    ? null
+                    : plan.verdict() + (plan.completion() == null ? "" : ":" + plan.completion());
+            try {
+                trail.record(new AuditTable.Entry(
+                        at,
+                        user.name(),
+                        plan.op(),
+                        q.name(),
+                        plan.target(),
+                        verdict,
+                        plan.force(),
+                        plan.evidence(),
+                        result.outcome().name().toLowerCase(java.util.Locale.ROOT),
+                        result.code()));
+            } catch (RuntimeException e) {
+                LOG.error("console: the action ran but could not be written to the audit table", e);
+            }
+        }
         samplers.get(q.name()).sample();
         return result;
     }

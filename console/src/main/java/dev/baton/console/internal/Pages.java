@@ -5,6 +5,7 @@ import static dev.baton.console.internal.Html.text;
 
 import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowCount;
 import dev.baton.DeadRowPage;
 import dev.baton.QueueHealth;
 import dev.baton.UnknownRow;
@@ -244,21 +245,30 @@ public final class Pages {
         return b.append("</table>").toString();
     }
 
-    /** A page of dead letters as asked for: the text looked for in the errors (or null) and the order. */
-    record DeadList(DeadRowPage page, @Nullable String find, boolean newest) {}
+    /**
+     * A page of dead letters as asked for: the rows, the filter, the count, whether it is a later page, the id to give
+     * as {@code before} for the page before it (or null), and whether it was read backwards.
+     */
+    record DeadList(
+            DeadRowPage page,
+            DeadFilter filter,
+            DeadRowCount count,
+            boolean paged,
+            @Nullable String before,
+            boolean backward) {}
 
     /** One queue: its numbers, a page of dead letters and a page of unknown sends, with their actions. */
     public static String queue(
             QueueAdmin<?> q,
             Sampler sampler,
             DeadList deadList,
-            @Nullable String deadAfter,
             List<UnknownRow> unknown,
             @Nullable String unknownAfter,
             int pageSize,
             int maxRequeue,
             @Nullable String csrf) {
         String qUrl = "queue?q=" + url(q.name());
+        DeadFilter filter = deadList.filter();
         StringBuilder b = new StringBuilder("<h1>")
                 .append(text(q.kind()))
                 .append(" ")
@@ -285,19 +295,64 @@ public final class Pages {
                                     + " may have been sent</label> "))
                     .append("</p>");
         }
-        // a GET form: filtering only reads, and the CSP's form-action 'self' allows it
+        // a GET form: searching only reads, and the CSP's form-action 'self' allows it
         b.append("<form method=\"get\" action=\"queue\" id=\"dead-filter\">")
                 .append(hidden("q", q.name()))
                 .append("<label>Error contains <input type=\"search\" name=\"find\" maxlength=\"")
                 .append(DeadLetters.SEARCH_TEXT)
                 .append("\" value=\"")
-                .append(Html.attr(deadList.find()))
-                .append("\"></label> <label>Order <select name=\"order\"><option value=\"oldest\"")
-                .append(deadList.newest() ? "" : " selected")
+                .append(Html.attr(filter.find()))
+                .append("\"></label> ");
+        if (q.hasKeyColumn()) {
+            b.append("<label>Key <input type=\"search\" name=\"key\" maxlength=\"")
+                    .append(DeadFilter.MAX_KEY)
+                    .append("\" value=\"")
+                    .append(Html.attr(filter.key()))
+                    .append("\"></label> ");
+        }
+        b.append("<label>Id from <input type=\"search\" name=\"idfrom\" size=\"10\" maxlength=\"399\" value=\"")
+                .append(Html.attr(filter.idFrom()))
+                .append("\"></label> <label>to <input type=\"search\" name=\"idto\" size=\"10\" maxlength=\"399\""
+                        + " value=\"")
+                .append(Html.attr(filter.idTo()))
+                .append("\"></label> ");
+        if (q.deadAtColumn() != null) {
+            b.append("<label>Died from <input type=\"datetime-local\" name=\"from\" step=\"1\" value=\"")
+                    .append(Html.attr(filter.from()))
+                    .append("\"></label> <label>to <input type=\"datetime-local\" name=\"to\" step=\"1\" value=\"")
+                    .append(Html.attr(filter.to()))
+                    .append("\"> UTC</label> ");
+        }
+        b.append("<label>Order <select name=\"order\"><option value=\"oldest\"")
+                .append(filter.newest() ? "" : " selected")
                 .append(">lowest id first</option><option value=\"newest\"")
-                .append(deadList.newest() ? " selected" : "")
-                .append(">newest first (highest id)</option></select></label> <button>Show</button></form>");
-        if (deadList.find() != null) {
+                .append(filter.newest() ? " selected" : "")
+                .append(">newest first (highest id)</option></select></label> <button>Show</button>"
+                        + (filter.filters() ? " <a href=\"" + text(qUrl) + "\">Clear</a>" : "")
+                        + "</form>");
+        DeadRowCount count = deadList.count();
+        b.append("<p id=\"dead-count\" data-exact=\"").append(count.exact()).append("\">");
+        String what = filter.filters() ? " match this search" : " are dead";
+        if (count.exact()) {
+            b.append(String.format(Locale.ROOT, "%,d", count.matching()))
+                    .append(" rows")
+                    .append(what)
+                    .append(".");
+        } else if (filter.filters()) {
+            b.append("At least ")
+                    .append(String.format(Locale.ROOT, "%,d", count.matching()))
+                    .append(" rows")
+                    .append(what)
+                    .append(" among the first ")
+                    .append(String.format(Locale.ROOT, "%,d", count.looked()))
+                    .append(" dead rows (counted up to that many; more lie beyond).");
+        } else {
+            b.append("More than ")
+                    .append(String.format(Locale.ROOT, "%,d", count.looked() - 1))
+                    .append(" rows are dead (counted up to that many).");
+        }
+        b.append("</p>");
+        if (filter.query().scans()) {
             b.append("<p class=\"muted\" id=\"dead-scan\">Looked at ")
                     .append(deadList.page().scanned())
                     .append(" dead rows for this page (at most ")
@@ -310,12 +365,36 @@ public final class Pages {
                                     : "")
                     .append("</p>");
         }
+        if (csrf != null && filter.filters()) {
+            Map<String, String> fields = new java.util.LinkedHashMap<>(filter.fields());
+            fields.put("op", "requeue-matching");
+            fields.put("q", q.name());
+            b.append("<p>")
+                    .append(actionForm(
+                            csrf,
+                            fields,
+                            "Requeue all that match\u2026",
+                            "<label><input type=\"checkbox\" name=\"force\" value=\"1\"> even those that may have"
+                                    + " been sent</label> "))
+                    .append(" <span class=\"muted\">at most ")
+                    .append(String.format(Locale.ROOT, "%,d", QueueAdmin.MATCH_CAP))
+                    .append(" rows an action, after a confirmation</span></p>");
+        }
         List<DeadRow> dead = deadList.page().rows();
         b.append("<table id=\"dead\"><tr><th>Id</th><th>Attempts</th><th>Reason (last error)</th><th>Columns</th>"
                 + "<th></th></tr>");
         for (DeadRow r : dead) {
             String id = Ids.encode(r.id());
-            b.append("<tr data-id=\"").append(Html.attr(id)).append("\"><td>").append(clip(r.id(), 100));
+            b.append("<tr data-id=\"").append(Html.attr(id)).append("\"><td>");
+            if (id != null) {
+                b.append("<a class=\"detail\" href=\"")
+                        .append(text("row?q=" + url(q.name()) + "&id=" + url(id)))
+                        .append("\">")
+                        .append(clip(r.id(), 100))
+                        .append("</a>");
+            } else {
+                b.append(clip(r.id(), 100));
+            }
             b.append("</td><td class=\"n\">").append(r.attempts()).append("</td><td class=\"err\">");
             String error = r.lastError();
             if (r.mayHaveBeenSent()) {
@@ -338,11 +417,9 @@ public final class Pages {
             b.append("</td></tr>");
         }
         b.append("</table>");
-        String deadUrl = qUrl
-                + (deadList.find() == null ? "" : "&find=" + url(deadList.find()))
-                + (deadList.newest() ? "&order=newest" : "");
+        String deadUrl = qUrl + filter.params();
         Object next = deadList.page().continueAfter();
-        b.append(pager(deadUrl, "dead", deadAfter, next == null ? null : Ids.encode(next)));
+        b.append(deadPager(deadUrl, deadList.paged(), deadList.before(), next == null ? null : Ids.encode(next)));
 
         if (q.hasUnknownState()) {
             b.append("<h2>Unknown sends</h2><p class=\"muted\">Sends whose outcome is unknown: ask the receiver,"
@@ -402,6 +479,109 @@ public final class Pages {
                             ? Ids.encode(unknown.get(unknown.size() - 1).id())
                             : null));
         }
+        return b.toString();
+    }
+
+    private static String deadPager(String url, boolean paged, @Nullable String before, @Nullable String next) {
+        StringBuilder b = new StringBuilder("<p class=\"pager\">");
+        if (paged) {
+            b.append("<a href=\"").append(text(url)).append("\">First page</a> ");
+        }
+        if (before != null) {
+            b.append("<a rel=\"prev\" data-page=\"dead\" href=\"")
+                    .append(text(url + "&before=" + url(before)))
+                    .append("\">Previous page</a> ");
+        }
+        if (next != null) {
+            b.append("<a rel=\"next\" data-page=\"dead\" href=\"")
+                    .append(text(url + "&dead=" + url(next)))
+                    .append("\">Next page</a>");
+        }
+        return b.append("</p>").toString();
+    }
+
+    /** Characters of a value shown on a row's page: the whole error (at most 4,000) and a payload's 64 KiB. */
+    static final int DETAIL = 200_000;
+
+    /** A row's page: every column, the whole error and payload, and the console's actions on it. */
+    static String row(
+            QueueAdmin<?> q,
+            Object id,
+            Map<String, ?> columns,
+            List<ConsoleAction> actions,
+            boolean durable,
+            @Nullable String csrf) {
+        String enc = Ids.encode(id);
+        Object state = q.stateOf(columns.get(q.stateColumn()));
+        StringBuilder b = new StringBuilder("<h1>Row ")
+                .append(clip(id, 200))
+                .append(" <span class=\"muted\">of ")
+                .append(text(q.kind()))
+                .append(" ")
+                .append(text(q.name()))
+                .append(" (table ")
+                .append(text(q.table()))
+                .append(")</span></h1>");
+        b.append("<p id=\"row-state\">State: <strong>")
+                .append(state == null ? "unknown code" : text(state))
+                .append("</strong>");
+        if (state != null && state == q.deadState()) {
+            b.append(" (a dead letter");
+            Object at = q.deadAtColumn() == null
+                    ? null
+                    : columns.get(q.deadAtColumn().toLowerCase(Locale.ROOT));
+            if (at != null) {
+                b.append(", died at ").append(text(Values.time(at)));
+            }
+            b.append(")");
+        }
+        b.append(". Attempts: ")
+                .append(text(columns.get(q.attemptsColumn())))
+                .append(" (the claims made; the table keeps the count and, for a retried row, when its next attempt"
+                        + " was due: ")
+                .append(text(Values.time(columns.get(q.nextAttemptColumn()))))
+                .append(")</p>");
+        b.append("<table id=\"row\"><tr><th>Column</th><th>Value</th></tr>");
+        columns.forEach((k, v) -> b.append("<tr data-col=\"")
+                .append(Html.attr(k))
+                .append("\"><th>")
+                .append(clip(k, 100))
+                .append("</th><td class=\"err\">")
+                .append(clip(
+                        v instanceof java.util.Date || v instanceof java.time.temporal.Temporal
+                                ? Values.time(v)
+                                : Values.show(v),
+                        DETAIL))
+                .append("</td></tr>"));
+        b.append("</table>");
+        if (csrf != null && enc != null && state == q.deadState()) {
+            String error = (String) columns.get(q.errorColumn());
+            boolean maybe = error != null && error.startsWith(DeadRow.MAY_HAVE_BEEN_SENT);
+            b.append("<p>")
+                    .append(actionForm(
+                            csrf,
+                            Map.of("op", "requeue", "q", q.name(), "id", enc),
+                            "Requeue\u2026",
+                            maybe
+                                    ? "<label><input type=\"checkbox\" name=\"force\" value=\"1\"> even though it may"
+                                            + " have been sent</label> "
+                                    : ""))
+                    .append("</p>");
+        }
+        b.append("<h2>Actions on this row</h2>");
+        if (actions.isEmpty()) {
+            b.append("<p class=\"muted\" id=\"row-audit\">")
+                    .append(
+                            durable
+                                    ? "None in the audit table."
+                                    : "None through this console since this process started (no audit table is configured).")
+                    .append("</p>");
+        } else {
+            b.append(auditTable(actions)
+                    .replace("<h2>Recent actions</h2>", "")
+                    .replace("id=\"audit\"", "id=\"row-audit\""));
+        }
+        b.append("<p><a href=\"").append(text("queue?q=" + url(q.name()))).append("\">Back to the queue</a></p>");
         return b.toString();
     }
 

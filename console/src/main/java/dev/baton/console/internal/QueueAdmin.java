@@ -2,8 +2,10 @@ package dev.baton.console.internal;
 
 import dev.baton.BulkResult;
 import dev.baton.ClaimQueue;
+import dev.baton.DeadLetterQuery;
 import dev.baton.DeadLetters;
 import dev.baton.DeadRow;
+import dev.baton.DeadRowCount;
 import dev.baton.DeadRowPage;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
@@ -15,6 +17,8 @@ import dev.baton.Worker;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -32,13 +36,19 @@ public final class QueueAdmin<S extends Enum<S>> {
     private final ClaimQueue<S> queue;
     private final String kind;
     private final Supplier<? extends Collection<Worker>> allWorkers;
+    private final @Nullable String deadAtColumn;
     /** The {@link Ids#tag} of the queue's ids once a row has been read ('\0' before). */
     private volatile char idTag;
 
-    private QueueAdmin(ClaimQueue<S> queue, String kind, Supplier<? extends Collection<Worker>> allWorkers) {
+    private QueueAdmin(
+            ClaimQueue<S> queue,
+            String kind,
+            Supplier<? extends Collection<Worker>> allWorkers,
+            @Nullable String deadAtColumn) {
         this.queue = queue;
         this.kind = kind;
         this.allWorkers = allWorkers;
+        this.deadAtColumn = deadAtColumn;
     }
 
     /**
@@ -48,7 +58,189 @@ public final class QueueAdmin<S extends Enum<S>> {
      */
     public static <S extends Enum<S>> QueueAdmin<S> of(
             ClaimQueue<S> queue, String kind, Supplier<? extends Collection<Worker>> allWorkers) {
-        return new QueueAdmin<>(queue, kind, allWorkers);
+        return new QueueAdmin<>(queue, kind, allWorkers, null);
+    }
+
+    /** As {@link #of}, with the column the database sets when a row changes (for a dead row: when it died), or null. */
+    public static <S extends Enum<S>> QueueAdmin<S> of(
+            ClaimQueue<S> queue,
+            String kind,
+            Supplier<? extends Collection<Worker>> allWorkers,
+            @Nullable String deadAtColumn) {
+        return new QueueAdmin<>(queue, kind, allWorkers, deadAtColumn);
+    }
+
+    /** The column that tells when a dead row died, or null when the host named none. */
+    public @Nullable String deadAtColumn() {
+        return deadAtColumn;
+    }
+
+    /** True when the queue has a key column to search by. */
+    public boolean hasKeyColumn() {
+        return queue.deadLetters().hasKeyColumn();
+    }
+
+    /**
+     * The id typed in a search form ({@code 42}, {@code k-1}), of the type of the queue's ids; null when the queue has
+     * no row yet (its ids' type is not known, and nothing can match).
+     *
+     * @throws IllegalArgumentException if it is not an id of that type
+     */
+    public @Nullable Object typedId(String plain) {
+        char t = idTag();
+        if (t == 0) {
+            return null;
+        }
+        return decodeId(t + plain);
+    }
+
+    /** A page of the dead rows matching {@code query} after {@code after} (null: the first). */
+    public DeadRowPage deadFind(DeadLetterQuery query, @Nullable Object after, int limit) {
+        if (after != null && idTag() == 0) {
+            return new DeadRowPage(List.of(), null, 0);
+        }
+        DeadRowPage page = queue.deadLetters().find(query, after, limit);
+        if (!page.rows().isEmpty()) {
+            learn(page.rows().get(0).id());
+        }
+        return page;
+    }
+
+    /** The dead rows matching {@code query}, counted over {@code bound} of them at most. */
+    public DeadRowCount deadCount(DeadLetterQuery query, int bound) {
+        return queue.deadLetters().countMatching(query, bound);
+    }
+
+    /** Every column of row {@code id}, or empty. */
+    public Optional<Map<String, @Nullable Object>> row(Object id) {
+        return queue.deadLetters().row(id);
+    }
+
+    /** The state whose code is {@code raw}, or null. */
+    public @Nullable S stateOf(@Nullable Object raw) {
+        return queue.machine().fromCode(raw).orElse(null);
+    }
+
+    private List<String> names() {
+        return queue.deadLetters().columnNames();
+    }
+
+    public String stateColumn() {
+        return names().get(1);
+    }
+
+    public String attemptsColumn() {
+        return names().get(2);
+    }
+
+    public String nextAttemptColumn() {
+        return names().get(3);
+    }
+
+    public String errorColumn() {
+        return names().get(4);
+    }
+
+    public S deadState() {
+        return queue.deadState();
+    }
+
+    /** The most rows one "requeue all that match" moves. */
+    public static final int MATCH_CAP = 1000;
+
+    /** The most dead rows one "requeue all that match" looks at to find them: twenty search windows. */
+    static final int MATCH_LOOK = 20 * DeadLetters.SEARCH_SCAN;
+
+    /**
+     * Requeues the dead rows matching {@code query}, at most {@code cap}, each by the guarded single-row requeue (so
+     * that a row another operator moved first is counted, not moved twice): what moved, and what did not and why.
+     */
+    public ActionResult requeueMatching(
+            String principal, DeadLetterQuery query, String described, int cap, boolean force) {
+        DeadLetters<S> dead = queue.deadLetters().as(principal(principal));
+        List<Object> ids = new ArrayList<>();
+        Object after = null;
+        long looked = 0;
+        boolean more = false;
+        while (ids.size() < cap) {
+            DeadRowPage page = dead.find(query, after, Math.min(1000, cap - ids.size()));
+            page.rows().forEach(r -> ids.add(r.id()));
+            looked += page.scanned();
+            after = page.continueAfter();
+            if (after == null) {
+                break;
+            }
+            if (looked >= MATCH_LOOK) {
+                more = true;
+                break;
+            }
+        }
+        if (ids.size() == cap && after != null) {
+            more = true;
+        }
+        int moved = 0;
+        int inDoubt = 0;
+        int raced = 0;
+        int maybeSent = 0;
+        DeadRow.Requeue which = force ? DeadRow.Requeue.EVEN_IF_MAYBE_SENT : DeadRow.Requeue.UNLESS_MAYBE_SENT;
+        for (Object id : ids) {
+            TransitionResult<S> r = dead.requeue(id, which);
+            if (r instanceof TransitionResult.Applied<S>) {
+                moved++;
+            } else if (r instanceof TransitionResult.InDoubt<S>) {
+                inDoubt++;
+            } else if (r instanceof TransitionResult.Rejected<S> rej && rej.current() == queue.deadState() && !force) {
+                maybeSent++;
+            } else {
+                raced++; // requeued or changed by someone else between the search and its turn, or deleted
+            }
+        }
+        String code = moved + " of " + ids.size() + " matching rows requeued, " + raced + " no longer dead, "
+                + maybeSent + " may have been sent" + (inDoubt > 0 ? ", " + inDoubt + " in doubt" : "")
+                + (force ? " (force)" : "") + "; filter: " + described;
+        StringBuilder sentence = new StringBuilder();
+        if (ids.isEmpty()) {
+            sentence.append("Nothing done: no dead row matched (")
+                    .append(described)
+                    .append(").");
+            return ActionResult.unchanged(sentence.toString(), code);
+        }
+        sentence.append("Requeued ")
+                .append(moved)
+                .append(" of the ")
+                .append(ids.size())
+                .append(" dead rows that matched (")
+                .append(described)
+                .append(").");
+        if (raced > 0) {
+            sentence.append(" ")
+                    .append(raced)
+                    .append(raced == 1 ? " was" : " were")
+                    .append(" not requeued because it was no longer dead when its turn came (someone else requeued"
+                            + " or changed it first).");
+        }
+        if (maybeSent > 0) {
+            sentence.append(" ")
+                    .append(maybeSent)
+                    .append(" may have been sent already and stayed dead: tick \"even those that may have been"
+                            + " sent\" to requeue them.");
+        }
+        if (inDoubt > 0) {
+            sentence.append(" ")
+                    .append(inDoubt)
+                    .append(" are requeued, but the connection was lost, so whether this action moved them is not"
+                            + " known.");
+        }
+        if (more) {
+            sentence.append(" More rows may match beyond these (one action moves at most ")
+                    .append(cap)
+                    .append(" and looks at ")
+                    .append(String.format(java.util.Locale.ROOT, "%,d", MATCH_LOOK))
+                    .append(" dead rows): run it again.");
+        }
+        return moved + inDoubt > 0
+                ? ActionResult.changed(sentence.toString(), code)
+                : ActionResult.unchanged("Nothing done: " + sentence, code);
     }
 
     public String name() {

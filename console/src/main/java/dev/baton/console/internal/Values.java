@@ -78,4 +78,31 @@ final class Values {
         String hex = HexFormat.ofDelimiter(" ").formatHex(b, 0, Math.min(b.length, HEX_BYTES));
         return "binary, " + b.length + " bytes: " + hex + (b.length > HEX_BYTES ? " \u2026" : "");
     }
+
+    private static final java.time.format.DateTimeFormatter UTC = java.time.format.DateTimeFormatter.ofPattern(
+                    "yyyy-MM-dd HH:mm:ss.SSS 'UTC'")
+            .withZone(java.time.ZoneOffset.UTC);
+
+    private static final java.time.format.DateTimeFormatter AS_STORED =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
+
+    /** A time as the row's page shows it: in UTC where the driver says the instant, else as stored; "none" for NULL. */
+    static String time(@Nullable Object v) {
+        if (v == null) {
+            return "none";
+        }
+        if (v instanceof java.sql.Timestamp t) {
+            return UTC.format(t.toInstant());
+        }
+        if (v instanceof java.time.OffsetDateTime o) {
+            return UTC.format(o.toInstant());
+        }
+        if (v instanceof java.time.Instant i) {
+            return UTC.format(i);
+        }
+        if (v instanceof java.time.LocalDateTime l) {
+            return AS_STORED.format(l); // a column without a zone: as stored
+        }
+        return String.valueOf(v);
+    }
 }
