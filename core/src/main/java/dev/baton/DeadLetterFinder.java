@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.internal.queue.AdminPages;
 import dev.baton.internal.queue.QueueShape;
 import dev.baton.spi.Rows;
@@ -127,7 +127,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
         AdminPages.checkPage(limit, shape.name);
         String time = timeColumn(q);
         List<String> select = shape.def.select();
-        return shape.engine.reader().autocommit("find dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().tx().autocommit("find dead rows in queue '" + shape.name + "'", c -> {
             Where where = indexed(c, q, after);
             if (!q.scans()) {
                 String sql = shape.dialect.sql().firstRows("SELECT " + columns + where.sql() + order(q), limit);
@@ -176,7 +176,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
     DeadRowCount countMatching(DeadLetterQuery q, int bound) {
         AdminPages.checkCount(bound, shape.name);
         String time = timeColumn(q);
-        return shape.engine.reader().autocommit("count dead rows in queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().tx().autocommit("count dead rows in queue '" + shape.name + "'", c -> {
             Where where = indexed(c, q, null);
             Where filter = scanned(q, "baton_c.baton_e", "baton_c.baton_t");
             String inner = shape.dialect
@@ -203,7 +203,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
 
     Optional<Map<String, @Nullable Object>> row(Object id) {
         String sql = "SELECT * FROM " + shape.qTable + " WHERE " + shape.qId + " = ?";
-        return shape.engine.reader().autocommit("read row " + id + " of queue '" + shape.name + "'", c -> {
+        return shape.engine.reader().tx().autocommit("read row " + id + " of queue '" + shape.name + "'", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 Rows.bind(ps, 1, List.of(id));
                 try (ResultSet rs = ps.executeQuery()) {

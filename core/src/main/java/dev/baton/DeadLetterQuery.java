@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.Identifiers;
+import dev.baton.internal.values.Identifiers;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
