@@ -261,8 +261,9 @@ class QuickStartProjectTest {
                 String scope = text(d, "scope");
                 String version = text(d, "version");
                 String type = text(d, "type");
-                out.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":" + (version == null ? "(managed)" : version)
-                        + ":" + (scope == null ? "compile" : scope) + (type == null ? "" : ":" + type));
+                out.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":"
+                        + (version == null ? "(managed)" : version) + ":" + (scope == null ? "compile" : scope)
+                        + (type == null ? "" : ":" + type));
             }
         }
         return out;
