@@ -49,8 +49,10 @@ import org.xml.sax.InputSource;
 
 /**
  * The README's quick start as a new project, from the README's own blocks. Its {@code pom.xml} must be
- * well-formed and declare exactly the artifacts and versions this build uses (the Baton modules at the project's
- * version, the driver and the SLF4J backend at the parent pom's versions) and a compiler release; its
+ * well-formed and declare exactly the artifacts and versions this build uses, as a user of the release writes them
+ * (the BOM imported at the release this build makes, the project's version without {@code -SNAPSHOT}; the Baton
+ * modules without a version, the BOM's; the driver and the SLF4J backend at the parent pom's versions) and a compiler
+ * release; its
  * {@code QuickStart.java} is compiled at that release (Maven's default, Java 8, when the pom names none) against
  * those artifacts alone; the table is made from its PostgreSQL DDL in a new database; and the class runs twice in a
  * new JVM, as the README's {@code java -cp} line runs it, printing what the README shows both times (the log lines
@@ -64,11 +66,18 @@ class QuickStartProjectTest {
         Element parent = xml(Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8));
         Element pom = readmePom();
         String version = text(parent, "version");
+        String release = version.replace("-SNAPSHOT", "");
         Element parentProperties = child(parent, "properties");
+        Element management = child(pom, "dependencyManagement");
+        assertTrue(management != null, "the README's pom.xml imports the BOM in <dependencyManagement>");
+        assertEquals(
+                List.of("dev.baton:baton-bom:" + release + ":import:pom"),
+                dependencies(management),
+                "the README's pom.xml imports the BOM of the release this build makes, as a user of the release writes it");
         assertEquals(
                 List.of(
-                        "dev.baton:baton-core:" + version + ":compile",
-                        "dev.baton:baton-postgres:" + version + ":compile",
+                        "dev.baton:baton-core:(managed):compile",
+                        "dev.baton:baton-postgres:(managed):compile",
                         "org.postgresql:postgresql:" + text(parentProperties, "postgresql.version") + ":compile",
                         "org.slf4j:slf4j-simple:" + text(parentProperties, "slf4j.version") + ":runtime"),
                 dependencies(pom),
@@ -238,6 +247,10 @@ class QuickStartProjectTest {
         return url.group(1) + "/" + database + (url.group(3) == null ? "" : url.group(3));
     }
 
+    /**
+     * groupId:artifactId:version:scope[:type] of each dependency of the element's {@code <dependencies>} (the project's
+     * or its {@code <dependencyManagement>}'s); a version the BOM manages is {@code (managed)}.
+     */
     private static List<String> dependencies(Element pom) {
         Element dependencies = child(pom, "dependencies");
         assertTrue(dependencies != null, "the README's pom.xml has <dependencies>");
@@ -246,8 +259,11 @@ class QuickStartProjectTest {
         for (int i = 0; i < nodes.getLength(); i++) {
             if (nodes.item(i) instanceof Element d) {
                 String scope = text(d, "scope");
-                out.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":" + text(d, "version") + ":"
-                        + (scope == null ? "compile" : scope));
+                String version = text(d, "version");
+                String type = text(d, "type");
+                out.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":"
+                        + (version == null ? "(managed)" : version) + ":" + (scope == null ? "compile" : scope)
+                        + (type == null ? "" : ":" + type));
             }
         }
         return out;
