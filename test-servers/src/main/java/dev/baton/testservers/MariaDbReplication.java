@@ -135,28 +135,36 @@ public final class MariaDbReplication implements AutoCloseable {
         if (!available()) {
             Assumptions.abort(MISSING_BINARIES);
         }
-        MariaDbReplication topology;
-        try {
-            topology = new MariaDbReplication(
-                    Files.createTempDirectory("mreplica-"), replication, semiSyncTimeout.toMillis());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot make a directory for the MariaDB replication: " + e, e);
+        for (int attempt = 1; ; attempt++) {
+            MariaDbReplication topology;
+            try {
+                topology = new MariaDbReplication(
+                        Files.createTempDirectory("mreplica-"), replication, semiSyncTimeout.toMillis());
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot make a directory for the MariaDB replication: " + e, e);
+            }
+            Runtime.getRuntime().addShutdownHook(topology.cleanup);
+            long started = System.nanoTime();
+            try {
+                topology.build();
+            } catch (Exception e) {
+                String logs = topology.logTails();
+                topology.close();
+                // the ports are picked free before the servers bind them, and another process can take one in
+                // between: start again on new ports
+                if (attempt < 3 && logs.contains("Address already in use")) {
+                    LOG.warn("a MariaDB server found its port taken (attempt {}); starting again", attempt);
+                    continue;
+                }
+                throw new IllegalStateException("the MariaDB primary and replica did not start: " + e + logs, e);
+            }
+            LOG.info(
+                    "MariaDB {} replication started in {} ms: {}",
+                    replication,
+                    TestDatabases.millisSince(started),
+                    topology);
+            return topology;
         }
-        Runtime.getRuntime().addShutdownHook(topology.cleanup);
-        long started = System.nanoTime();
-        try {
-            topology.build();
-        } catch (Exception e) {
-            String logs = topology.logTails();
-            topology.close();
-            throw new IllegalStateException("the MariaDB primary and replica did not start: " + e + logs, e);
-        }
-        LOG.info(
-                "MariaDB {} replication started in {} ms: {}",
-                replication,
-                TestDatabases.millisSince(started),
-                topology);
-        return topology;
     }
 
     /** The writer through a {@code sequential} URL naming the primary, then the replica; user {@link #USER}. */
