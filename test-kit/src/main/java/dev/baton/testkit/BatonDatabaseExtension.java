@@ -5,11 +5,15 @@ import dev.baton.testservers.TestServer;
 import java.lang.reflect.Field;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.params.ParameterInfo;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -19,10 +23,25 @@ import org.opentest4j.TestAbortedException;
  * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily. A
  * {@code @TestFactory} of a suite whose server is missing (a skip) still runs, and returns
  * {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the reason.
+ *
+ * <p>A suite marked {@link RunsOn} is skipped on any server it does not name: as a whole, with the reason, when the
+ * server is the argument of an enclosing {@code @ParameterizedClass} (its tests are not reported one by one, and it
+ * is never set up); test by test otherwise (a suite's own {@link DatabaseSuite#server()}).
  */
-public final class BatonDatabaseExtension implements BeforeEachCallback {
+public final class BatonDatabaseExtension implements BeforeEachCallback, ExecutionCondition {
     /** Created by JUnit. */
     public BatonDatabaseExtension() {}
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        Optional<Class<?>> type = context.getTestClass();
+        RunsOn only = type.map(BatonDatabaseExtension::findRunsOn).orElse(null);
+        TestServer named = only == null ? null : parameterServer(context);
+        if (named == null || Arrays.asList(only.value()).contains(named)) {
+            return ConditionEvaluationResult.enabled("no RunsOn, or it names the server");
+        }
+        return ConditionEvaluationResult.disabled(skipReason(type.get(), only, named));
+    }
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
@@ -38,8 +57,7 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
         if (only != null
                 && server instanceof TestServer named
                 && !Arrays.asList(only.value()).contains(named)) {
-            Assumptions.abort(suite.getClass().getSimpleName() + " runs on " + Arrays.toString(only.value())
-                    + " only, not on " + named + ": " + only.because());
+            Assumptions.abort(skipReason(suite.getClass(), only, named));
         }
         try {
             suite.open(server);
@@ -50,6 +68,25 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
                 throw e;
             }
         }
+    }
+
+    private static String skipReason(Class<?> suite, RunsOn only, TestServer named) {
+        return suite.getSimpleName() + " runs on " + Arrays.toString(only.value()) + " only, not on " + named + ": "
+                + only.because();
+    }
+
+    /** The {@link TestServer} argument of the nearest enclosing {@code @ParameterizedClass} invocation, or null. */
+    private static TestServer parameterServer(ExtensionContext context) {
+        ParameterInfo info = ParameterInfo.get(context);
+        if (info == null) {
+            return null;
+        }
+        for (Object argument : info.getArguments().toArray()) {
+            if (argument instanceof TestServer server) {
+                return server;
+            }
+        }
+        return null;
     }
 
     private static RunsOn findRunsOn(Class<?> type) {

@@ -15,18 +15,16 @@ import org.opentest4j.TestAbortedException;
  * test, {@link #setUp()} once with it, {@link #tearDown()} once after the last test. Run by
  * {@link BatonDatabaseExtension}.
  *
- * <p>A dialect module runs the suites as {@code @Nested} classes of one {@code @ParameterizedClass} over its servers;
- * the server is the enclosing instance's {@link TestServer} field:
+ * <p>A dialect module runs the suites as the {@code @Nested} classes of {@link
+ * dev.baton.testkit.compat.AbstractCompatibilityTest}, which declares each once, in one {@code @ParameterizedClass}
+ * per kind of server; the server is the enclosing instance's {@link TestServer} field:
  *
  * <pre>
  * &#64;ParameterizedClass(name = "{0}")
- * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
- * class PostgresCompatibilityTest {
- *     &#64;Parameter TestServer server;
+ * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "POSTGRES_PGBOUNCER"})
+ * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
  *
- *     &#64;Nested class Transitions extends AbstractTransitionCompatibilityTest {}
- *     &#64;Nested class Outbox extends AbstractOutboxCompatibilityTest {}
- * }</pre>
+ * <p>A suite marked {@link RunsOn} runs on the servers it names only.
  *
  * <p>A server that is missing skips every test of the suite, each with the reason (or fails each, where it must be
  * there: see {@link dev.baton.testservers.TestDatabases}); nothing is reported as "0 tests run" (a

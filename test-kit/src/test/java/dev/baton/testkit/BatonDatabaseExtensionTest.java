@@ -4,21 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 
 /**
  * A server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
  * never as "0 tests run" (a test factory too); where it must be there, every test fails with the reason. The
- * server is asked once.
+ * server is asked once. A suite marked {@link RunsOn} is skipped as a whole, with the reason, on a server of an
+ * enclosing parameterized class that it does not name, and never asks for that server.
  */
 class BatonDatabaseExtensionTest {
     static final AtomicInteger ASKED = new AtomicInteger();
@@ -66,6 +72,26 @@ class BatonDatabaseExtensionTest {
                         .getMessage());
     }
 
+    @Test
+    void aSuiteIsSkippedAsAWholeOnAServerItsRunsOnDoesNotName() {
+        Events all = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(OnTwoServers.class))
+                .execute()
+                .allEvents();
+        assertEquals(
+                List.of("Restricted runs on [postgres-local] only, not on mariadb-galera: a test of RunsOn"),
+                all.skipped().stream()
+                        .map(e -> e.getPayload(String.class).orElseThrow())
+                        .toList(),
+                "one skipped container on the server it does not name");
+        assertEquals(
+                3,
+                all.started().stream()
+                        .filter(e -> e.getTestDescriptor().isTest())
+                        .count(),
+                "its three tests start on the server it names, and on that one only");
+    }
+
     private static Events run(Class<?> suite) {
         return EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(suite))
@@ -110,6 +136,20 @@ class BatonDatabaseExtensionTest {
             String url = database().jdbcUrl();
             return List.of(DynamicTest.dynamicTest("one", () -> {}), DynamicTest.dynamicTest(url, () -> {}));
         }
+    }
+
+    /** A suite restricted to the first of the two servers it is given; the second would take minutes to start. */
+    @ParameterizedClass(name = "{0}")
+    @EnumSource(
+            value = TestServer.class,
+            names = {"POSTGRES_LOCAL", "MARIADB_GALERA"})
+    static class OnTwoServers {
+        @Parameter
+        TestServer server;
+
+        @Nested
+        @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "a test of RunsOn")
+        class Restricted extends ThreeTests {}
     }
 
     abstract static class ThreeTests extends DatabaseSuite {

@@ -10,10 +10,9 @@ import java.util.function.Supplier;
  * <pre>
  * &#64;ParameterizedClass(name = "{0}")
  * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
- * class PostgresCompatibilityTest {
- *     &#64;Parameter TestServer server;
- *     ...
- * }</pre>
+ * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
+ *
+ * <p>({@code AbstractCompatibilityTest} is the test kit's: it holds the {@code @Parameter} field and the suites.)
  */
 public enum TestServer implements Supplier<TestDatabase> {
     /** {@link TestDatabases#postgresLocal()}. */
