@@ -1,9 +1,13 @@
 package dev.baton.mysql;
 
+import static dev.baton.testservers.TestServer.MARIADB_EMBEDDED;
+import static dev.baton.testservers.TestServer.MARIADB_EMBEDDED_CONNECTORJ;
+import static dev.baton.testservers.TestServer.MARIADB_LOCAL;
+import static dev.baton.testservers.TestServer.MARIADB_LOCAL_CONNECTORJ;
+import static dev.baton.testservers.TestServer.MYSQL8;
+
+import dev.baton.testkit.CompatibilityServers;
 import dev.baton.testkit.compat.AbstractCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The suites of the test kit on each single server of the MySQL dialect: the local MariaDB 10.11 (skipped with the
@@ -14,14 +18,5 @@ import org.junit.jupiter.params.provider.EnumSource;
  * update counts, column types, lost connections and replies as the driver reports them. Which suite runs on which
  * server is the test kit's {@code RunsOn}.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {
-            "MARIADB_LOCAL",
-            "MARIADB_EMBEDDED",
-            "MARIADB_LOCAL_CONNECTORJ",
-            "MARIADB_EMBEDDED_CONNECTORJ",
-            "MYSQL8"
-        })
+@CompatibilityServers({MARIADB_LOCAL, MARIADB_EMBEDDED, MARIADB_LOCAL_CONNECTORJ, MARIADB_EMBEDDED_CONNECTORJ, MYSQL8})
 class MySqlCompatibilityTest extends AbstractCompatibilityTest {}

@@ -1,9 +1,10 @@
 package dev.baton.mysql;
 
+import static dev.baton.testservers.TestServer.MARIADB_GALERA;
+import static dev.baton.testservers.TestServer.MARIADB_GALERA_SPREAD;
+
+import dev.baton.testkit.CompatibilityServers;
 import dev.baton.testkit.compat.AbstractCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The suites of the test kit on a three-node MariaDB Galera cluster ({@code GaleraCluster}): written through node 1 (a
@@ -14,8 +15,5 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ({@code assumeOneWriterNode}). Which suite runs on the cluster is the test kit's {@code RunsOn}. Skipped only when
  * the machine has no {@code mariadbd} or {@code galera-4}.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"MARIADB_GALERA", "MARIADB_GALERA_SPREAD"})
+@CompatibilityServers({MARIADB_GALERA, MARIADB_GALERA_SPREAD})
 class MySqlGaleraCompatibilityTest extends AbstractCompatibilityTest {}

@@ -1,9 +1,11 @@
 package dev.baton.postgres;
 
+import static dev.baton.testservers.TestServer.POSTGRES_EMBEDDED;
+import static dev.baton.testservers.TestServer.POSTGRES_LOCAL;
+import static dev.baton.testservers.TestServer.POSTGRES_PGBOUNCER;
+
+import dev.baton.testkit.CompatibilityServers;
 import dev.baton.testkit.compat.AbstractCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The suites of the test kit on each single PostgreSQL: the local server (skipped with the reason when it does not
@@ -12,8 +14,5 @@ import org.junit.jupiter.params.provider.EnumSource;
  * from a session would show (skipped only when the local server is, or, outside CI, when the machine has no {@code
  * pgbouncer}; {@code .ci/run} installs it). Which suite runs on which server is the test kit's {@code RunsOn}.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "POSTGRES_PGBOUNCER"})
+@CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
 class PostgresCompatibilityTest extends AbstractCompatibilityTest {}

@@ -1,9 +1,10 @@
 package dev.baton.postgres;
 
+import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_ASYNC;
+import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_SYNC;
+
+import dev.baton.testkit.CompatibilityServers;
 import dev.baton.testkit.compat.AbstractCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The suites of the test kit on the writer of a PostgreSQL primary with a streaming standby, reached through a
@@ -13,8 +14,5 @@ import org.junit.jupiter.params.provider.EnumSource;
  * suite runs on which is the test kit's {@code RunsOn}. Skipped only when the machine has no PostgreSQL server
  * binaries.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_STREAMING_SYNC", "POSTGRES_STREAMING_ASYNC"})
+@CompatibilityServers({POSTGRES_STREAMING_SYNC, POSTGRES_STREAMING_ASYNC})
 class PostgresStreamingCompatibilityTest extends AbstractCompatibilityTest {}

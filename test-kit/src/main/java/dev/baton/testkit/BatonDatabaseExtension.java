@@ -5,43 +5,29 @@ import dev.baton.testservers.TestServer;
 import java.lang.reflect.Field;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.ParameterInfo;
 import org.opentest4j.TestAbortedException;
 
 /**
  * Gives each {@link DatabaseSuite} its server before each test: the suite's own {@link DatabaseSuite#server()}, else
- * the {@link TestServer} field of an enclosing test instance (the {@code @Parameter} of a
- * {@code @ParameterizedClass}). It runs before the suite's {@code @BeforeEach} methods, so a missing server ends
- * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily. A
- * {@code @TestFactory} of a suite whose server is missing (a skip) still runs, and returns
- * {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the reason.
+ * the {@link TestServer} argument of the run of a {@code @ParameterizedClass} it is part of (the suite's own, with
+ * {@link OnEachServer}), else the {@link TestServer} field of an enclosing test instance. It runs before the
+ * suite's {@code @BeforeEach} methods, so a missing server ends each test as skipped (or failed) with the reason,
+ * one by one, and the suite's set-up runs once, lazily. A {@code @TestFactory} of a suite whose server is missing (a
+ * skip) still runs, and returns {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the
+ * reason.
  *
- * <p>A suite marked {@link RunsOn} is skipped on any server it does not name: as a whole, with the reason, when the
- * server is the argument of an enclosing {@code @ParameterizedClass} (its tests are not reported one by one, and it
- * is never set up); test by test otherwise (a suite's own {@link DatabaseSuite#server()}).
+ * <p>A suite marked {@link RunsOn} that is given a server it does not name has each of its tests skipped with the
+ * reason ({@link OnEachServer} never gives it one: {@link SuiteServers} leaves those out).
  */
-public final class BatonDatabaseExtension implements BeforeEachCallback, ExecutionCondition {
+public final class BatonDatabaseExtension implements BeforeEachCallback {
     /** Created by JUnit. */
     public BatonDatabaseExtension() {}
-
-    @Override
-    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        Optional<Class<?>> type = context.getTestClass();
-        RunsOn only = type.map(BatonDatabaseExtension::findRunsOn).orElse(null);
-        TestServer named = only == null ? null : parameterServer(context);
-        if (named == null || Arrays.asList(only.value()).contains(named)) {
-            return ConditionEvaluationResult.enabled("no RunsOn, or it names the server");
-        }
-        return ConditionEvaluationResult.disabled(skipReason(type.get(), only, named));
-    }
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
@@ -50,6 +36,9 @@ public final class BatonDatabaseExtension implements BeforeEachCallback, Executi
             throw new IllegalStateException(instance.getClass() + " does not extend DatabaseSuite");
         }
         Supplier<TestDatabase> server = suite.server();
+        if (server == null) {
+            server = parameterServer(context);
+        }
         if (server == null) {
             server = enclosingServer(context.getRequiredTestInstances().getAllInstances());
         }
@@ -75,7 +64,7 @@ public final class BatonDatabaseExtension implements BeforeEachCallback, Executi
                 + only.because();
     }
 
-    /** The {@link TestServer} argument of the nearest enclosing {@code @ParameterizedClass} invocation, or null. */
+    /** The {@link TestServer} argument of the nearest enclosing {@code @ParameterizedClass} run, or null. */
     private static TestServer parameterServer(ExtensionContext context) {
         ParameterInfo info = ParameterInfo.get(context);
         if (info == null) {
@@ -89,7 +78,8 @@ public final class BatonDatabaseExtension implements BeforeEachCallback, Executi
         return null;
     }
 
-    private static RunsOn findRunsOn(Class<?> type) {
+    /** The suite's {@link RunsOn}, its own or a superclass's; null when it has none. */
+    static RunsOn findRunsOn(Class<?> type) {
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             RunsOn only = c.getAnnotation(RunsOn.class);
             if (only != null) {
@@ -113,7 +103,8 @@ public final class BatonDatabaseExtension implements BeforeEachCallback, Executi
                 }
             }
         }
-        throw new IllegalStateException("no server for the suite: override DatabaseSuite.server(), or nest the suite"
-                + " in a class with a TestServer field (the @Parameter of a @ParameterizedClass)");
+        throw new IllegalStateException("no server for the suite: override DatabaseSuite.server(), mark it"
+                + " OnEachServer, or nest it in a class with a TestServer field (the @Parameter of a"
+                + " @ParameterizedClass)");
     }
 }

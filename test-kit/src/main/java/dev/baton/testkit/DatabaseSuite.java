@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.Parameter;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -16,12 +17,11 @@ import org.opentest4j.TestAbortedException;
  * {@link BatonDatabaseExtension}.
  *
  * <p>A dialect module runs the suites as the {@code @Nested} classes of {@link
- * dev.baton.testkit.compat.AbstractCompatibilityTest}, which declares each once, in one {@code @ParameterizedClass}
- * per kind of server; the server is the enclosing instance's {@link TestServer} field:
+ * dev.baton.testkit.compat.AbstractCompatibilityTest}, which declares each once, once per server ({@link
+ * OnEachServer}) of the dialect's test:
  *
  * <pre>
- * &#64;ParameterizedClass(name = "{0}")
- * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "POSTGRES_PGBOUNCER"})
+ * &#64;CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
  * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
  *
  * <p>A suite marked {@link RunsOn} runs on the servers it names only.
@@ -34,6 +34,13 @@ import org.opentest4j.TestAbortedException;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(BatonDatabaseExtension.class)
 public abstract class DatabaseSuite {
+    /**
+     * The server of this run when the suite is {@link OnEachServer} (JUnit injects the argument); null otherwise.
+     * A suite reads its server through {@link #database()}.
+     */
+    @Parameter
+    TestServer onEachServer;
+
     private TestDatabase database;
     private Throwable unavailable;
     private boolean setUp;

@@ -14,17 +14,14 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 
 /**
  * A server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
  * never as "0 tests run" (a test factory too); where it must be there, every test fails with the reason. The
- * server is asked once. A suite marked {@link RunsOn} is skipped as a whole, with the reason, on a server of an
- * enclosing parameterized class that it does not name, and never asks for that server.
+ * server is asked once. A suite {@link OnEachServer} runs on the servers of its test that its {@link RunsOn} names,
+ * and has no run (no skip either) on the others.
  */
 class BatonDatabaseExtensionTest {
     static final AtomicInteger ASKED = new AtomicInteger();
@@ -73,23 +70,30 @@ class BatonDatabaseExtensionTest {
     }
 
     @Test
-    void aSuiteIsSkippedAsAWholeOnAServerItsRunsOnDoesNotName() {
+    void aSuiteRunsOnTheServersOfItsTestThatItsRunsOnNamesAndHasNoRunOnTheOthers() {
         Events all = EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(OnTwoServers.class))
                 .execute()
                 .allEvents();
+        assertEquals(0, all.skipped().count(), "no skip: a suite has no run on a server it does not name");
         assertEquals(
-                List.of("Restricted runs on [postgres-local] only, not on mariadb-galera: a test of RunsOn"),
-                all.skipped().stream()
-                        .map(e -> e.getPayload(String.class).orElseThrow())
+                List.of("postgres-local"),
+                all.started().stream()
+                        .map(e -> e.getTestDescriptor())
+                        .filter(d -> d.getUniqueId().getLastSegment().getType().equals("class-template-invocation"))
+                        .map(d -> d.getDisplayName())
                         .toList(),
-                "one skipped container on the server it does not name");
+                "one run of the restricted suite, none of the one that names neither server: "
+                        + all.stream()
+                                .map(e -> e.getType() + " "
+                                        + e.getTestDescriptor().getUniqueId() + " " + e.getPayload())
+                                .toList());
         assertEquals(
                 3,
                 all.started().stream()
                         .filter(e -> e.getTestDescriptor().isTest())
                         .count(),
-                "its three tests start on the server it names, and on that one only");
+                "its three tests");
     }
 
     private static Events run(Class<?> suite) {
@@ -138,18 +142,18 @@ class BatonDatabaseExtensionTest {
         }
     }
 
-    /** A suite restricted to the first of the two servers it is given; the second would take minutes to start. */
-    @ParameterizedClass(name = "{0}")
-    @EnumSource(
-            value = TestServer.class,
-            names = {"POSTGRES_LOCAL", "MARIADB_GALERA"})
+    /** Two suites on two servers: one runs on the first only, the other on neither (the second takes minutes). */
+    @CompatibilityServers({TestServer.POSTGRES_LOCAL, TestServer.MARIADB_GALERA})
     static class OnTwoServers {
-        @Parameter
-        TestServer server;
-
         @Nested
+        @OnEachServer
         @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "a test of RunsOn")
         class Restricted extends ThreeTests {}
+
+        @Nested
+        @OnEachServer
+        @RunsOn(value = TestServer.SQLSERVER, because = "a test of RunsOn")
+        class Elsewhere extends ThreeTests {}
     }
 
     abstract static class ThreeTests extends DatabaseSuite {

@@ -10,9 +10,12 @@ import java.util.function.Supplier;
  * <pre>
  * &#64;ParameterizedClass(name = "{0}")
  * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
- * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
+ * class SomeTest {
+ *     &#64;Parameter TestServer server;
+ *     ...
+ * }</pre>
  *
- * <p>({@code AbstractCompatibilityTest} is the test kit's: it holds the {@code @Parameter} field and the suites.)
+ * <p>(The compatibility suites name theirs with the test kit's {@code CompatibilityServers} and {@code RunsOn}.)
  */
 public enum TestServer implements Supplier<TestDatabase> {
     /** {@link TestDatabases#postgresLocal()}. */

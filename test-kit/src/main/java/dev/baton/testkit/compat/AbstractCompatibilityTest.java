@@ -14,40 +14,36 @@ import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_ASYNC;
 import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_SYNC;
 import static dev.baton.testservers.TestServer.SQLSERVER;
 
+import dev.baton.testkit.CompatibilityServers;
+import dev.baton.testkit.OnEachServer;
 import dev.baton.testkit.RunsOn;
-import dev.baton.testservers.TestServer;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.TestClassOrder;
-import org.junit.jupiter.params.Parameter;
 
 /**
  * Every suite of the test kit, each declared once, as the {@code @Nested} classes of a dialect's compatibility test.
  * A dialect module extends it once per kind of server (its single servers; a cluster) and names the servers:
  *
  * <pre>
- * &#64;ParameterizedClass(name = "{0}")
- * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED", "POSTGRES_PGBOUNCER"})
+ * &#64;CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
  * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
  *
- * <p>A suite without {@link RunsOn} runs on every server it is given. A suite with it runs on the servers it names
- * only; on any other it is skipped as a whole, with the reason ({@link dev.baton.testkit.BatonDatabaseExtension}).
- * Those lists are the one place that says which suite runs where: the slow suites run on one server of a kind (what
- * they prove does not change with the server's version), and a few suites cannot run on some servers (each says why).
+ * <p>Each suite runs once per server ({@link OnEachServer}): on every server of the {@link CompatibilityServers}
+ * without {@link RunsOn}; with it, on those it names only, and on no other (no run, no skip). Those lists are the one
+ * place that says which suite runs where: the slow suites run on one server of a kind (what they prove does not
+ * change with the server's version or driver), and a few cannot run on some servers (each says why).
  *
- * <p>The process suites run last on each server, and the one that kills sessions runs after the other.
+ * <p>The process suites run last, and the one that kills sessions runs after the other.
  */
 @TestClassOrder(ClassOrderer.OrderAnnotation.class)
 public abstract class AbstractCompatibilityTest {
-    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
-    @Parameter
-    protected TestServer server;
-
     /** For subclasses. */
     protected AbstractCompatibilityTest() {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -67,12 +63,14 @@ public abstract class AbstractCompatibilityTest {
     class Transitions extends AbstractTransitionCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, POSTGRES_EMBEDDED, MARIADB_LOCAL, MARIADB_EMBEDDED, MYSQL8},
             because = LOGIC)
     class TransitionModel extends AbstractTransitionModelTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -92,12 +90,14 @@ public abstract class AbstractCompatibilityTest {
     class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, POSTGRES_EMBEDDED, MARIADB_LOCAL, MARIADB_EMBEDDED, MYSQL8},
             because = LOGIC)
     class ClaimQueueModel extends AbstractClaimQueueModelTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -116,6 +116,7 @@ public abstract class AbstractCompatibilityTest {
     class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -134,6 +135,7 @@ public abstract class AbstractCompatibilityTest {
     class Inbox extends AbstractInboxCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -153,6 +155,7 @@ public abstract class AbstractCompatibilityTest {
     class Outbox extends AbstractOutboxCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -171,6 +174,7 @@ public abstract class AbstractCompatibilityTest {
     class Verify extends AbstractVerifyCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -188,6 +192,7 @@ public abstract class AbstractCompatibilityTest {
     class Faults extends AbstractFaultCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -204,6 +209,7 @@ public abstract class AbstractCompatibilityTest {
     class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -222,12 +228,14 @@ public abstract class AbstractCompatibilityTest {
     class Edges extends AbstractEdgeCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, POSTGRES_EMBEDDED, MARIADB_LOCAL, MARIADB_EMBEDDED, MYSQL8},
             because = LOGIC)
     class SendPause extends AbstractSendPauseCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -244,6 +252,7 @@ public abstract class AbstractCompatibilityTest {
     class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER,
@@ -255,6 +264,7 @@ public abstract class AbstractCompatibilityTest {
     class TimeZones extends AbstractTimeZoneCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {
                 POSTGRES_LOCAL,
@@ -272,12 +282,14 @@ public abstract class AbstractCompatibilityTest {
     class DeadLetters extends AbstractDeadLetterCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL},
             because = "the views' SQL is the dialect's; CI time is scarce")
     class AdminViews extends AbstractAdminViewCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL},
             because = "it proves the statements' locking and counting (the expiry sweep beside a host's row lock, the"
@@ -291,17 +303,19 @@ public abstract class AbstractCompatibilityTest {
      * standby has every commit on the standby within the wait.
      */
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, POSTGRES_STREAMING_ASYNC, MARIADB_LOCAL},
             because = "one server without a standby per dialect, and one whose standby has the commits")
     class CommitDurability extends AbstractCommitDurabilityTest {
         @Override
         protected boolean standbyHasCommits() {
-            return server == POSTGRES_STREAMING_ASYNC;
+            return database().name().equals(POSTGRES_STREAMING_ASYNC.toString());
         }
     }
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL},
             because = "the failover is a test dialect's epoch and plain SQL, so the server version adds nothing (the"
@@ -309,6 +323,7 @@ public abstract class AbstractCompatibilityTest {
     class Epochs extends AbstractEpochCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MARIADB_LOCAL_CONNECTORJ},
             because = "it tests the JVM's threads against a real driver (both MySQL drivers), which the embedded"
@@ -316,12 +331,14 @@ public abstract class AbstractCompatibilityTest {
     class VirtualThreads extends AbstractVirtualThreadsCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MARIADB_LOCAL_CONNECTORJ},
             because = "wake-ups wait on wall-clock bounds, which the embedded servers add nothing to")
     class Wakeups extends AbstractWakeupCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL},
             because = "only PostgreSQL has notifications; the suite starts a worker JVM, which the embedded server"
@@ -329,6 +346,7 @@ public abstract class AbstractCompatibilityTest {
     class NotifyWakeups extends AbstractNotifyWakeupTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MARIADB_LOCAL_CONNECTORJ, SQLSERVER},
             because = "it proves the claim's SQL and its lock under concurrent claimers (on MariaDB the named lock held"
@@ -336,12 +354,14 @@ public abstract class AbstractCompatibilityTest {
     class ClaimShapes extends AbstractClaimShapeCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MARIADB_LOCAL_CONNECTORJ, SQLSERVER},
             because = "it proves the claim's SQL under a rate limit, which the server version does not change")
     class RateLimits extends AbstractRateLimitCompatibilityTest {}
 
     @Nested
+    @OnEachServer
     @Order(Order.DEFAULT + 1) // after the other suites: worker JVMs stopped and continued with signals
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MYSQL8},
@@ -349,6 +369,7 @@ public abstract class AbstractCompatibilityTest {
     class SendPauseProcess extends AbstractSendPauseProcessTest {}
 
     @Nested
+    @OnEachServer
     @Order(Order.DEFAULT + 2) // last: it kills sessions and leaves the server busy for a while
     @RunsOn(
             value = {POSTGRES_LOCAL, MARIADB_LOCAL, MYSQL8},
