@@ -310,7 +310,7 @@ public abstract class AbstractCompatibilityTest {
     class CommitDurability extends AbstractCommitDurabilityTest {
         @Override
         protected boolean standbyHasCommits() {
-            return database().name().equals(POSTGRES_STREAMING_ASYNC.toString());
+            return runServer() == POSTGRES_STREAMING_ASYNC;
         }
     }
 
