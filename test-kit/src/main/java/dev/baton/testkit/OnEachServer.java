@@ -10,10 +10,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ArgumentsSource;
 
 /**
- * Runs a {@code @Nested} {@link DatabaseSuite} once per server ({@link SuiteServers}): each server of the enclosing
- * test's {@link CompatibilityServers} that the suite's {@link RunsOn} names. A suite that runs on none of them
- * has no run there, and reports nothing (not a skip: the suite is not meant for those servers). The server is the
- * argument of the run; {@link BatonDatabaseExtension} hands it to the suite.
+ * Runs a {@code @Nested} {@link DatabaseSuite} in each run of its compatibility test ({@link CompatibilityServers})
+ * whose server its {@link RunsOn} names ({@link SuiteServers}). On another server the suite has no run, and reports
+ * nothing (not a skip: the suite is not meant for that server). The server is the argument of the run;
+ * {@link BatonDatabaseExtension} hands it to the suite. Each run of the compatibility test has its own instance of
+ * the suite, set up and torn down once.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -17,10 +17,12 @@ import static dev.baton.testservers.TestServer.SQLSERVER;
 import dev.baton.testkit.CompatibilityServers;
 import dev.baton.testkit.OnEachServer;
 import dev.baton.testkit.RunsOn;
+import dev.baton.testservers.TestServer;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.TestClassOrder;
+import org.junit.jupiter.params.Parameter;
 
 /**
  * Every suite of the test kit, each declared once, as the {@code @Nested} classes of a dialect's compatibility test.
@@ -30,8 +32,8 @@ import org.junit.jupiter.api.TestClassOrder;
  * &#64;CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
  * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
  *
- * <p>Each suite runs once per server ({@link OnEachServer}): on every server of the {@link CompatibilityServers}
- * without {@link RunsOn}; with it, on those it names only, and on no other (no run, no skip). Those lists are the one
+ * <p>The test runs once per server of its {@link CompatibilityServers}; in each run, a suite ({@link OnEachServer})
+ * without {@link RunsOn} runs on the server, one with it only when it names the server (otherwise no run, no skip). Those lists are the one
  * place that says which suite runs where: the slow suites run on one server of a kind (what they prove does not
  * change with the server's version or driver), and a few cannot run on some servers (each says why).
  *
@@ -39,6 +41,10 @@ import org.junit.jupiter.api.TestClassOrder;
  */
 @TestClassOrder(ClassOrderer.OrderAnnotation.class)
 public abstract class AbstractCompatibilityTest {
+    /** The server of this run ({@link CompatibilityServers}); each suite's own run is on it, or there is none. */
+    @Parameter
+    protected TestServer server;
+
     /** For subclasses. */
     protected AbstractCompatibilityTest() {}
 
@@ -310,7 +316,7 @@ public abstract class AbstractCompatibilityTest {
     class CommitDurability extends AbstractCommitDurabilityTest {
         @Override
         protected boolean standbyHasCommits() {
-            return runServer() == POSTGRES_STREAMING_ASYNC;
+            return server == POSTGRES_STREAMING_ASYNC;
         }
     }
 
