@@ -12,7 +12,8 @@ for line in open(sys.argv[1]):
     status,path=f[0],f[1]
     parts=path.split(' > ')
     if len(parts)<3: other.append(line); continue
-    suite,server=parts[1],labels.get(parts[2],parts[2])
+    if parts[1] in labels: server,suite=labels[parts[1]],parts[2]
+    else: suite,server=parts[1],labels.get(parts[2],parts[2])
     c[(suite,server)][status]+=1
 tot=collections.Counter()
 for k in sorted(c):

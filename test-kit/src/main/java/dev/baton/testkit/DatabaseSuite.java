@@ -59,16 +59,6 @@ public abstract class DatabaseSuite {
     }
 
     /**
-     * The server of this run, for a suite that runs {@link OnEachServer}: what it tests may depend on the kind of
-     * server (whether a standby has the commits), not only on the database.
-     *
-     * @return the server, or {@code null} when the suite is not {@link OnEachServer}
-     */
-    protected final TestServer runServer() {
-        return onEachServer;
-    }
-
-    /**
      * The database under test; ready from {@link #setUp()} on.
      *
      * @return the database
