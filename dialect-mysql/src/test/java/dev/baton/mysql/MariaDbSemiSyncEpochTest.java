@@ -10,20 +10,15 @@ import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.EpochChange;
 import dev.baton.LeaseResult;
-import dev.baton.spi.Diagnostics;
-import dev.baton.spi.Dialect;
-import dev.baton.spi.WriterEpoch;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
+import dev.baton.testkit.compat.TestEpochDialect;
 import dev.baton.testservers.MariaDbReplication;
 import dev.baton.testservers.MariaDbReplication.Replication;
 import dev.baton.testservers.TestDatabase;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -77,7 +72,7 @@ class MariaDbSemiSyncEpochTest {
         try {
             jobs.insert(1, ROWS, Payment.PAID);
             Baton baton = Baton.builder(db.dataSource())
-                    .dialect(withEpoch(Baton.using(db.dataSource()).dialect(), epoch))
+                    .dialect(TestEpochDialect.of(Baton.using(db.dataSource()).dialect(), epoch))
                     .listener(new BatonListener() {
                         @Override
                         public void onEpochChange(EpochChange change) {
@@ -111,42 +106,6 @@ class MariaDbSemiSyncEpochTest {
             throw new AssertionError(e);
         } finally {
             jobs.drop();
-        }
-    }
-
-    /** The server's dialect, but the writer's epoch is {@code epoch}'s value (whether commits wait is the server's). */
-    private static Dialect withEpoch(Dialect real, AtomicReference<String> epoch) {
-        Diagnostics diagnostics = (Diagnostics) Proxy.newProxyInstance(
-                Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("epoch")) {
-                        return Optional.of(epoch.get());
-                    }
-                    if (method.getName().equals("writer")) {
-                        Optional<?> read = (Optional<?>) invoke(real.diagnostics(), method, args);
-                        return Optional.of(new WriterEpoch(
-                                epoch.get(),
-                                read.map(w -> ((WriterEpoch) w).synchronousCommits())
-                                        .orElse(false)));
-                    }
-                    return invoke(real.diagnostics(), method, args);
-                });
-        return (Dialect) Proxy.newProxyInstance(
-                Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("diagnostics")) {
-                        return diagnostics;
-                    }
-                    if (method.getName().equals("supports")) {
-                        return false;
-                    }
-                    return invoke(real, method, args);
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
         }
     }
 }

@@ -1,82 +1,22 @@
 package dev.baton.mysql;
 
-import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
-import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
-import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
-import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
-import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
-import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
-import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
-import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
-import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
-import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
-import dev.baton.testkit.compat.AbstractSendPauseCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTransitionModelTest;
-import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import static dev.baton.testservers.TestServer.MARIADB_EMBEDDED;
+import static dev.baton.testservers.TestServer.MARIADB_EMBEDDED_CONNECTORJ;
+import static dev.baton.testservers.TestServer.MARIADB_LOCAL;
+import static dev.baton.testservers.TestServer.MARIADB_LOCAL_CONNECTORJ;
+import static dev.baton.testservers.TestServer.MYSQL8;
+
+import dev.baton.testkit.CompatibilityServers;
+import dev.baton.testkit.compat.AbstractCompatibilityTest;
 
 /**
- * Every suite of the test kit on each server of the MySQL dialect: the local MariaDB (skipped with the reason when it
- * does not answer, unless {@code CI=true}), the embedded MariaDB 11.4 this JVM starts, and MySQL 8 (a URL or a
- * container; skipped with the reason when there is neither).
+ * The suites of the test kit on each single server of the MySQL dialect: the local MariaDB 10.11 (skipped with the
+ * reason when it does not answer, unless {@code CI=true}), the embedded MariaDB 11.4 this JVM starts, both again
+ * through MySQL Connector/J ({@code jdbc:mysql:} URLs; the embedded one with {@code rewriteBatchedStatements=true}), as
+ * MySQL users connect, and MySQL 8 (a URL or a container; skipped with the reason when there is neither). Through
+ * Connector/J run the suites that exercise driver-specific paths: error codes and SQLStates, generated keys, batch and
+ * update counts, column types, lost connections and replies as the driver reports them. Which suite runs on which
+ * server is the test kit's {@code RunsOn}.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"MARIADB_LOCAL", "MARIADB_EMBEDDED", "MYSQL8"})
-class MySqlCompatibilityTest {
-    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
-    @Parameter
-    TestServer server;
-
-    @Nested
-    class Transitions extends AbstractTransitionCompatibilityTest {}
-
-    @Nested
-    class TransitionModel extends AbstractTransitionModelTest {}
-
-    @Nested
-    class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
-
-    @Nested
-    class ClaimQueueModel extends AbstractClaimQueueModelTest {}
-
-    @Nested
-    class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
-
-    @Nested
-    class Inbox extends AbstractInboxCompatibilityTest {}
-
-    @Nested
-    class Outbox extends AbstractOutboxCompatibilityTest {}
-
-    @Nested
-    class Verify extends AbstractVerifyCompatibilityTest {}
-
-    @Nested
-    class Faults extends AbstractFaultCompatibilityTest {}
-
-    @Nested
-    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
-
-    @Nested
-    class Edges extends AbstractEdgeCompatibilityTest {}
-
-    @Nested
-    class SendPause extends AbstractSendPauseCompatibilityTest {}
-
-    @Nested
-    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
-
-    @Nested
-    class TimeZones extends AbstractTimeZoneCompatibilityTest {}
-
-    @Nested
-    class DeadLetters extends AbstractDeadLetterCompatibilityTest {}
-}
+@CompatibilityServers({MARIADB_LOCAL, MARIADB_EMBEDDED, MARIADB_LOCAL_CONNECTORJ, MARIADB_EMBEDDED_CONNECTORJ, MYSQL8})
+class MySqlCompatibilityTest extends AbstractCompatibilityTest {}

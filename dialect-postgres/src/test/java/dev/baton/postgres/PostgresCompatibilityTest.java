@@ -1,81 +1,18 @@
 package dev.baton.postgres;
 
-import dev.baton.testkit.compat.AbstractCallerTransactionFaultTest;
-import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
-import dev.baton.testkit.compat.AbstractClaimQueueModelTest;
-import dev.baton.testkit.compat.AbstractColumnTypeCompatibilityTest;
-import dev.baton.testkit.compat.AbstractDeadLetterCompatibilityTest;
-import dev.baton.testkit.compat.AbstractEdgeCompatibilityTest;
-import dev.baton.testkit.compat.AbstractFaultCompatibilityTest;
-import dev.baton.testkit.compat.AbstractIdempotencyKeyCompatibilityTest;
-import dev.baton.testkit.compat.AbstractInboxCompatibilityTest;
-import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
-import dev.baton.testkit.compat.AbstractSendPauseCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTimeZoneCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTransitionModelTest;
-import dev.baton.testkit.compat.AbstractVerifyCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import static dev.baton.testservers.TestServer.POSTGRES_EMBEDDED;
+import static dev.baton.testservers.TestServer.POSTGRES_LOCAL;
+import static dev.baton.testservers.TestServer.POSTGRES_PGBOUNCER;
+
+import dev.baton.testkit.CompatibilityServers;
+import dev.baton.testkit.compat.AbstractCompatibilityTest;
 
 /**
- * Every suite of the test kit on each PostgreSQL: the local server (skipped with the reason when it does not answer,
- * unless {@code CI=true}) and the embedded PostgreSQL 18 this JVM starts.
+ * The suites of the test kit on each single PostgreSQL: the local server (skipped with the reason when it does not
+ * answer, unless {@code CI=true}), the embedded PostgreSQL 18 this JVM starts, and the local server behind PgBouncer
+ * in transaction mode, where each transaction may run on another server connection, so that whatever Baton relied on
+ * from a session would show (skipped only when the local server is, or, outside CI, when the machine has no {@code
+ * pgbouncer}; {@code .ci/run} installs it). Which suite runs on which server is the test kit's {@code RunsOn}.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
-class PostgresCompatibilityTest {
-    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
-    @Parameter
-    TestServer server;
-
-    @Nested
-    class Transitions extends AbstractTransitionCompatibilityTest {}
-
-    @Nested
-    class TransitionModel extends AbstractTransitionModelTest {}
-
-    @Nested
-    class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
-
-    @Nested
-    class ClaimQueueModel extends AbstractClaimQueueModelTest {}
-
-    @Nested
-    class IdempotencyKeys extends AbstractIdempotencyKeyCompatibilityTest {}
-
-    @Nested
-    class Inbox extends AbstractInboxCompatibilityTest {}
-
-    @Nested
-    class Outbox extends AbstractOutboxCompatibilityTest {}
-
-    @Nested
-    class Verify extends AbstractVerifyCompatibilityTest {}
-
-    @Nested
-    class Faults extends AbstractFaultCompatibilityTest {}
-
-    @Nested
-    class CallerTransactionFaults extends AbstractCallerTransactionFaultTest {}
-
-    @Nested
-    class Edges extends AbstractEdgeCompatibilityTest {}
-
-    @Nested
-    class SendPause extends AbstractSendPauseCompatibilityTest {}
-
-    @Nested
-    class ColumnTypes extends AbstractColumnTypeCompatibilityTest {}
-
-    @Nested
-    class TimeZones extends AbstractTimeZoneCompatibilityTest {}
-
-    @Nested
-    class DeadLetters extends AbstractDeadLetterCompatibilityTest {}
-}
+@CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
+class PostgresCompatibilityTest extends AbstractCompatibilityTest {}

@@ -12,20 +12,16 @@ import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
 import dev.baton.EpochChange;
 import dev.baton.LeaseResult;
-import dev.baton.spi.Diagnostics;
-import dev.baton.spi.Dialect;
-import dev.baton.spi.WriterEpoch;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
+import dev.baton.testkit.compat.TestEpochDialect;
 import dev.baton.testkit.faults.Fault;
 import dev.baton.testkit.faults.FaultPoint;
 import dev.baton.testkit.faults.FaultyDataSource;
 import dev.baton.testkit.faults.Step;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -75,7 +71,7 @@ class PostgresEpochMoveTest {
         List<EpochChange> changes = new CopyOnWriteArrayList<>();
         FaultyDataSource faults = new FaultyDataSource(db);
         Baton here = Baton.builder(faults)
-                .dialect(withEpoch(new PostgresDialect(), epoch))
+                .dialect(TestEpochDialect.of(new PostgresDialect(), epoch))
                 .listener(new BatonListener() {
                     @Override
                     public void onEpochChange(EpochChange change) {
@@ -102,7 +98,7 @@ class PostgresEpochMoveTest {
         HikariDataSource otherPool = db.newDataSource(2);
         pools.add(otherPool);
         Baton there = Baton.builder(otherPool)
-                .dialect(withEpoch(new PostgresDialect(), epoch))
+                .dialect(TestEpochDialect.of(new PostgresDialect(), epoch))
                 .build();
         ClaimQueue<Sync> theirs = JobsTable.sendingQueue(there, jobs.name(), Duration.ofSeconds(30));
         List<ClaimedRow<Sync>> taken = theirs.claim(1);
@@ -138,42 +134,5 @@ class PostgresEpochMoveTest {
             assertInstanceOf(LeaseResult.LeaseLost.class, queue.complete(row, Sync.COMPLETED), row.toString());
         }
         assertEquals(Sync.UNKNOWN, jobs.sync(1));
-    }
-
-    /** The PostgreSQL dialect, but the writer's epoch is {@code epoch}'s value. */
-    static Dialect withEpoch(Dialect real, AtomicReference<String> epoch) {
-        Diagnostics diagnostics = (Diagnostics) Proxy.newProxyInstance(
-                Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("epoch")) {
-                        return Optional.of(epoch.get());
-                    }
-                    if (method.getName().equals("writer")) {
-                        // the epoch is the test's; whether commits are synchronous is the server's answer
-                        Optional<?> real0 = (Optional<?>) invoke(real.diagnostics(), method, args);
-                        return Optional.of(new WriterEpoch(
-                                epoch.get(),
-                                real0.map(w -> ((WriterEpoch) w).synchronousCommits())
-                                        .orElse(false)));
-                    }
-                    return invoke(real.diagnostics(), method, args);
-                });
-        return (Dialect) Proxy.newProxyInstance(
-                Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("diagnostics")) {
-                        return diagnostics;
-                    }
-                    if (method.getName().equals("supports")) {
-                        return false;
-                    }
-                    return invoke(real, method, args);
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

@@ -13,17 +13,15 @@ import dev.baton.ConfigurationException;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
 import dev.baton.TransitionsInDoubt;
-import dev.baton.spi.Diagnostics;
 import dev.baton.spi.Dialect;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
+import dev.baton.testkit.compat.TestEpochDialect;
 import dev.baton.testkit.faults.Fault;
 import dev.baton.testkit.faults.FaultPoint;
 import dev.baton.testkit.faults.FaultyDataSource;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashSet;
@@ -222,41 +220,13 @@ class PostgresFailoverAuditTest {
 
     /** The PostgreSQL dialect, but the writer's epoch is {@link #epoch}'s value; reads counted. */
     private Dialect withEpoch(Dialect real) {
-        return withDiagnostics(real, () -> {
+        return TestEpochDialect.of(real, () -> {
             epochReads.incrementAndGet();
             return Optional.of(epoch.get());
         });
     }
 
     private static Dialect withoutEpoch(Dialect real) {
-        return withDiagnostics(real, Optional::empty);
-    }
-
-    private static Dialect withDiagnostics(Dialect real, java.util.function.Supplier<Optional<String>> epoch) {
-        Diagnostics diagnostics = (Diagnostics) Proxy.newProxyInstance(
-                Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("epoch")) {
-                        return epoch.get();
-                    }
-                    return invoke(real.diagnostics(), method, args);
-                });
-        return (Dialect) Proxy.newProxyInstance(
-                Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("diagnostics")) {
-                        return diagnostics;
-                    }
-                    if (method.getName().equals("supports")) {
-                        return false;
-                    }
-                    return invoke(real, method, args);
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
+        return TestEpochDialect.of(real, Optional::empty);
     }
 }

@@ -1,36 +1,18 @@
 package dev.baton.postgres;
 
-import dev.baton.testkit.compat.AbstractClaimQueueCompatibilityTest;
-import dev.baton.testkit.compat.AbstractOutboxCompatibilityTest;
-import dev.baton.testkit.compat.AbstractTransitionCompatibilityTest;
-import dev.baton.testservers.TestServer;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.params.Parameter;
-import org.junit.jupiter.params.ParameterizedClass;
-import org.junit.jupiter.params.provider.EnumSource;
+import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_ASYNC;
+import static dev.baton.testservers.TestServer.POSTGRES_STREAMING_SYNC;
+
+import dev.baton.testkit.CompatibilityServers;
+import dev.baton.testkit.compat.AbstractCompatibilityTest;
 
 /**
- * Suites of the test kit on the writer of a PostgreSQL primary with a synchronous streaming standby, reached through
- * a multi-host URL ({@code targetServerType=primary}); nothing fails over here (see {@link PostgresFailoverTest}, which
- * runs both replication modes). Synchronous only: with an asynchronous standby the writer answers exactly as a single
- * server does (its commits wait for nobody), which {@link PostgresCompatibilityTest} covers; the synchronous one makes
- * every commit wait for the standby's flush. Skipped only when the machine has no PostgreSQL server binaries.
+ * The suites of the test kit on the writer of a PostgreSQL primary with a streaming standby, reached through a
+ * multi-host URL ({@code targetServerType=primary}); nothing fails over here ({@link PostgresFailoverTest} does). With
+ * a synchronous standby every commit waits for the standby's flush; with an asynchronous one the writer answers as a
+ * single server does, and runs the commit-durability suite, whose standby has the commits within the wait. Which
+ * suite runs on which is the test kit's {@code RunsOn}. Skipped only when the machine has no PostgreSQL server
+ * binaries.
  */
-@ParameterizedClass(name = "{0}")
-@EnumSource(
-        value = TestServer.class,
-        names = {"POSTGRES_STREAMING_SYNC"})
-class PostgresStreamingCompatibilityTest {
-    /** The server of this run; the nested suites find it here (see {@code BatonDatabaseExtension}). */
-    @Parameter
-    TestServer server;
-
-    @Nested
-    class Transitions extends AbstractTransitionCompatibilityTest {}
-
-    @Nested
-    class ClaimQueue extends AbstractClaimQueueCompatibilityTest {}
-
-    @Nested
-    class Outbox extends AbstractOutboxCompatibilityTest {}
-}
+@CompatibilityServers({POSTGRES_STREAMING_SYNC, POSTGRES_STREAMING_ASYNC})
+class PostgresStreamingCompatibilityTest extends AbstractCompatibilityTest {}

@@ -13,6 +13,7 @@ import dev.baton.LeaseResult;
 import dev.baton.testkit.compat.JobsTable;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testkit.compat.Sync;
+import dev.baton.testkit.compat.TestEpochDialect;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestServer;
 import java.time.Duration;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What an epoch change costs a queue with a non-idempotent sink (policy {@code OFF}) when no SENDING mark was lost: the
- * writer's epoch is the one thing a test dialect reports itself ({@link PostgresEpochMoveTest#withEpoch}); whether the
+ * writer's epoch is the one thing a test dialect reports itself ({@link TestEpochDialect}); whether the
  * commits were synchronous is the server's own answer, and the rows are left as they are, as a lossless promotion, a
  * switchover, or a restart of the same node on a new timeline leaves them.
  *
@@ -123,7 +124,7 @@ class PostgresSynchronousEpochTest {
         jobs = JobsTable.create(db, "du_sync_epoch", true);
         jobs.insert(1, ROWS, Payment.PAID);
         Baton baton = Baton.builder(db.dataSource())
-                .dialect(PostgresEpochMoveTest.withEpoch(new PostgresDialect(), epoch))
+                .dialect(TestEpochDialect.of(new PostgresDialect(), epoch))
                 .listener(new BatonListener() {
                     @Override
                     public void onEpochChange(EpochChange change) {

@@ -10,15 +10,20 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.params.ParameterInfo;
 import org.opentest4j.TestAbortedException;
 
 /**
  * Gives each {@link DatabaseSuite} its server before each test: the suite's own {@link DatabaseSuite#server()}, else
- * the {@link TestServer} field of an enclosing test instance (the {@code @Parameter} of a
- * {@code @ParameterizedClass}). It runs before the suite's {@code @BeforeEach} methods, so a missing server ends
- * each test as skipped (or failed) with the reason, one by one, and the suite's set-up runs once, lazily. A
- * {@code @TestFactory} of a suite whose server is missing (a skip) still runs, and returns
- * {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the reason.
+ * the {@link TestServer} argument of the run of a {@code @ParameterizedClass} it is part of (the suite's own, with
+ * {@link OnEachServer}), else the {@link TestServer} field of an enclosing test instance. It runs before the
+ * suite's {@code @BeforeEach} methods, so a missing server ends each test as skipped (or failed) with the reason,
+ * one by one, and the suite's set-up runs once, lazily. A {@code @TestFactory} of a suite whose server is missing (a
+ * skip) still runs, and returns {@link DatabaseSuite#skippedFactory(String)}: one dynamic test skipped with the
+ * reason.
+ *
+ * <p>A suite marked {@link RunsOn} that is given a server it does not name has each of its tests skipped with the
+ * reason ({@link OnEachServer} never gives it one: {@link SuiteServers} leaves those out).
  */
 public final class BatonDatabaseExtension implements BeforeEachCallback {
     /** Created by JUnit. */
@@ -32,14 +37,16 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
         }
         Supplier<TestDatabase> server = suite.server();
         if (server == null) {
+            server = parameterServer(context);
+        }
+        if (server == null) {
             server = enclosingServer(context.getRequiredTestInstances().getAllInstances());
         }
         RunsOn only = findRunsOn(suite.getClass());
         if (only != null
                 && server instanceof TestServer named
                 && !Arrays.asList(only.value()).contains(named)) {
-            Assumptions.abort(suite.getClass().getSimpleName() + " runs on " + Arrays.toString(only.value())
-                    + " only, not on " + named + ": " + only.because());
+            Assumptions.abort(skipReason(suite.getClass(), only, named));
         }
         try {
             suite.open(server);
@@ -52,7 +59,27 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
         }
     }
 
-    private static RunsOn findRunsOn(Class<?> type) {
+    private static String skipReason(Class<?> suite, RunsOn only, TestServer named) {
+        return suite.getSimpleName() + " runs on " + Arrays.toString(only.value()) + " only, not on " + named + ": "
+                + only.because();
+    }
+
+    /** The {@link TestServer} argument of the nearest enclosing {@code @ParameterizedClass} run, or null. */
+    private static TestServer parameterServer(ExtensionContext context) {
+        ParameterInfo info = ParameterInfo.get(context);
+        if (info == null) {
+            return null;
+        }
+        for (Object argument : info.getArguments().toArray()) {
+            if (argument instanceof TestServer server) {
+                return server;
+            }
+        }
+        return null;
+    }
+
+    /** The suite's {@link RunsOn}, its own or a superclass's; null when it has none. */
+    static RunsOn findRunsOn(Class<?> type) {
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             RunsOn only = c.getAnnotation(RunsOn.class);
             if (only != null) {
@@ -76,7 +103,8 @@ public final class BatonDatabaseExtension implements BeforeEachCallback {
                 }
             }
         }
-        throw new IllegalStateException("no server for the suite: override DatabaseSuite.server(), or nest the suite"
-                + " in a class with a TestServer field (the @Parameter of a @ParameterizedClass)");
+        throw new IllegalStateException("no server for the suite: override DatabaseSuite.server(), mark it"
+                + " OnEachServer, or nest it in a class with a TestServer field (the @Parameter of a"
+                + " @ParameterizedClass)");
     }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.Parameter;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -15,18 +16,15 @@ import org.opentest4j.TestAbortedException;
  * test, {@link #setUp()} once with it, {@link #tearDown()} once after the last test. Run by
  * {@link BatonDatabaseExtension}.
  *
- * <p>A dialect module runs the suites as {@code @Nested} classes of one {@code @ParameterizedClass} over its servers;
- * the server is the enclosing instance's {@link TestServer} field:
+ * <p>A dialect module runs the suites as the {@code @Nested} classes of {@link
+ * dev.baton.testkit.compat.AbstractCompatibilityTest}, which declares each once, once per server ({@link
+ * OnEachServer}) of the dialect's test:
  *
  * <pre>
- * &#64;ParameterizedClass(name = "{0}")
- * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
- * class PostgresCompatibilityTest {
- *     &#64;Parameter TestServer server;
+ * &#64;CompatibilityServers({POSTGRES_LOCAL, POSTGRES_EMBEDDED, POSTGRES_PGBOUNCER})
+ * class PostgresCompatibilityTest extends AbstractCompatibilityTest {}</pre>
  *
- *     &#64;Nested class Transitions extends AbstractTransitionCompatibilityTest {}
- *     &#64;Nested class Outbox extends AbstractOutboxCompatibilityTest {}
- * }</pre>
+ * <p>A suite marked {@link RunsOn} runs on the servers it names only.
  *
  * <p>A server that is missing skips every test of the suite, each with the reason (or fails each, where it must be
  * there: see {@link dev.baton.testservers.TestDatabases}); nothing is reported as "0 tests run" (a
@@ -36,6 +34,13 @@ import org.opentest4j.TestAbortedException;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(BatonDatabaseExtension.class)
 public abstract class DatabaseSuite {
+    /**
+     * The server of this run when the suite is {@link OnEachServer} (JUnit injects the argument); null otherwise.
+     * A suite reads its server through {@link #database()}.
+     */
+    @Parameter
+    TestServer onEachServer;
+
     private TestDatabase database;
     private Throwable unavailable;
     private boolean setUp;

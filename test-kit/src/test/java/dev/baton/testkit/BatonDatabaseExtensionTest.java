@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.baton.testservers.TestDatabase;
+import dev.baton.testservers.TestServer;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -18,7 +20,8 @@ import org.junit.platform.testkit.engine.Events;
 /**
  * A server that is missing ends every test of a suite as skipped (aborted) with the reason, one by one,
  * never as "0 tests run" (a test factory too); where it must be there, every test fails with the reason. The
- * server is asked once.
+ * server is asked once. A suite {@link OnEachServer} runs on the servers of its test that its {@link RunsOn} names,
+ * and has no run (no skip either) on the others.
  */
 class BatonDatabaseExtensionTest {
     static final AtomicInteger ASKED = new AtomicInteger();
@@ -66,6 +69,30 @@ class BatonDatabaseExtensionTest {
                         .getMessage());
     }
 
+    @Test
+    void aSuiteRunsOnTheServersOfItsTestThatItsRunsOnNamesAndHasNoRunOnTheOthers() {
+        Events all = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(OnTwoServers.class))
+                .execute()
+                .allEvents();
+        assertEquals(0, all.skipped().count(), "no skip: a suite has no run on a server it does not name");
+        assertEquals(
+                List.of("postgres-local"),
+                all.started().stream()
+                        .map(e -> e.getTestDescriptor())
+                        .filter(d -> d.getUniqueId().getLastSegment().getType().equals("class-template-invocation")
+                                && d.getUniqueId().toString().contains("nested-class-template"))
+                        .map(d -> d.getDisplayName())
+                        .toList(),
+                "one run of the restricted suite, none of the one that names neither server");
+        assertEquals(
+                3,
+                all.started().stream()
+                        .filter(e -> e.getTestDescriptor().isTest())
+                        .count(),
+                "its three tests");
+    }
+
     private static Events run(Class<?> suite) {
         return EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(suite))
@@ -110,6 +137,20 @@ class BatonDatabaseExtensionTest {
             String url = database().jdbcUrl();
             return List.of(DynamicTest.dynamicTest("one", () -> {}), DynamicTest.dynamicTest(url, () -> {}));
         }
+    }
+
+    /** Two suites on two servers: one runs on the first only, the other on neither (the second takes minutes). */
+    @CompatibilityServers({TestServer.POSTGRES_LOCAL, TestServer.MARIADB_GALERA})
+    static class OnTwoServers {
+        @Nested
+        @OnEachServer
+        @RunsOn(value = TestServer.POSTGRES_LOCAL, because = "a test of RunsOn")
+        class Restricted extends ThreeTests {}
+
+        @Nested
+        @OnEachServer
+        @RunsOn(value = TestServer.SQLSERVER, because = "a test of RunsOn")
+        class Elsewhere extends ThreeTests {}
     }
 
     abstract static class ThreeTests extends DatabaseSuite {

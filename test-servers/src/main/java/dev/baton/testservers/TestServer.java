@@ -10,10 +10,12 @@ import java.util.function.Supplier;
  * <pre>
  * &#64;ParameterizedClass(name = "{0}")
  * &#64;EnumSource(value = TestServer.class, names = {"POSTGRES_LOCAL", "POSTGRES_EMBEDDED"})
- * class PostgresCompatibilityTest {
+ * class SomeTest {
  *     &#64;Parameter TestServer server;
  *     ...
  * }</pre>
+ *
+ * <p>(The compatibility suites name theirs with the test kit's {@code CompatibilityServers} and {@code RunsOn}.)
  */
 public enum TestServer implements Supplier<TestDatabase> {
     /** {@link TestDatabases#postgresLocal()}. */

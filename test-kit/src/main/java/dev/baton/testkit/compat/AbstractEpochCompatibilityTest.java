@@ -14,19 +14,12 @@ import dev.baton.EpochChange;
 import dev.baton.LeaseResult;
 import dev.baton.Outcome;
 import dev.baton.Worker;
-import dev.baton.spi.Diagnostics;
-import dev.baton.spi.Dialect;
-import dev.baton.spi.WriterEpoch;
 import dev.baton.testkit.DatabaseSuite;
 import dev.baton.testservers.TestDatabase;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +56,7 @@ public abstract class AbstractEpochCompatibilityTest extends DatabaseSuite {
         jobs = JobsTable.create(db, "ep", true);
         jobs.insert(1, ROWS, Payment.PAID);
         baton = Baton.builder(db.dataSource())
-                .dialect(withEpoch(Baton.using(db.dataSource()).dialect(), epoch))
+                .dialect(TestEpochDialect.of(Baton.using(db.dataSource()).dialect(), epoch))
                 .listener(new BatonListener() {
                     @Override
                     public void onEpochChange(EpochChange change) {
@@ -199,42 +192,5 @@ public abstract class AbstractEpochCompatibilityTest extends DatabaseSuite {
     private void loseClaimsAndMarksOfRows1To3() {
         db.execute("UPDATE " + jobs.name() + " SET sync_status = " + Sync.PENDING.code()
                 + ", claim_token = NULL, lease_until = NULL, attempts = 0 WHERE id <= 3");
-    }
-
-    /** The server's dialect, but the writer's epoch is {@code epoch}'s value. */
-    private static Dialect withEpoch(Dialect real, AtomicReference<String> epoch) {
-        Diagnostics diagnostics = (Diagnostics) Proxy.newProxyInstance(
-                Diagnostics.class.getClassLoader(), new Class<?>[] {Diagnostics.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("epoch")) {
-                        return Optional.of(epoch.get());
-                    }
-                    if (method.getName().equals("writer")) {
-                        // the epoch is the test's; whether commits are synchronous is the server's answer
-                        Optional<?> real0 = (Optional<?>) invoke(real.diagnostics(), method, args);
-                        return Optional.of(new WriterEpoch(
-                                epoch.get(),
-                                real0.map(w -> ((WriterEpoch) w).synchronousCommits())
-                                        .orElse(false)));
-                    }
-                    return invoke(real.diagnostics(), method, args);
-                });
-        return (Dialect) Proxy.newProxyInstance(
-                Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("diagnostics")) {
-                        return diagnostics;
-                    }
-                    if (method.getName().equals("supports")) {
-                        return false;
-                    }
-                    return invoke(real, method, args);
-                });
-    }
-
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A paused sender must not send after its lease, and the worker's sweep must reconcile every unknown
- * send and count every lost lease once (correctness turn 3, #8 and #15). A pause is a sleep of the test's own thread
+ * send and count every lost lease once. A pause is a sleep of the test's own thread
  * (nothing runs a heartbeat for the claim meanwhile), or a database clock shifted past the lease ({@link
  * ShiftedClockDialect}).
  */

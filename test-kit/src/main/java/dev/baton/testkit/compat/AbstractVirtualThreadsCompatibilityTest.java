@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * concurrency} handlers at once, and every row is handled once and completed, with an idempotent sink and with a
  * non-idempotent one (whose mark before the send runs on the handler's virtual thread). Tables are {@code vt_...}.
  */
+@Tag("virtual-threads") // .ci/jdk25 selects it by this tag
 public abstract class AbstractVirtualThreadsCompatibilityTest extends DatabaseSuite {
     private static final int ROWS = 300;
     private static final int CONCURRENCY = 16;

@@ -6,49 +6,20 @@ import dev.baton.Baton;
 import dev.baton.CommitDurability;
 import dev.baton.StateTable;
 import dev.baton.TransitionResult;
-import dev.baton.testkit.compat.AbstractCommitDurabilityTest;
 import dev.baton.testkit.compat.Payment;
 import dev.baton.testservers.TestDatabase;
 import dev.baton.testservers.TestDatabases;
 import dev.baton.testservers.TestServer;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.function.Supplier;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * {@code commitDurability} on PostgreSQL: the local server has no standby, so no commit is ever known durable; the
- * writer of a primary with an asynchronous streaming standby has every commit on the standby within the wait.
+ * What {@code commitDurability} costs per transition on PostgreSQL: a measurement, not a check (the suite that checks
+ * it is the test kit's, run on the local server and the streaming cluster by the compatibility tests).
  */
-class PostgresCommitDurabilityTest {
-    @Nested
-    class WithoutAStandby extends AbstractCommitDurabilityTest {
-        @Override
-        protected Supplier<TestDatabase> server() {
-            return TestServer.POSTGRES_LOCAL;
-        }
-
-        @Override
-        protected boolean standbyHasCommits() {
-            return false;
-        }
-    }
-
-    @Nested
-    class WithAStreamingStandby extends AbstractCommitDurabilityTest {
-        @Override
-        protected Supplier<TestDatabase> server() {
-            return TestServer.POSTGRES_STREAMING_ASYNC;
-        }
-
-        @Override
-        protected boolean standbyHasCommits() {
-            return true;
-        }
-    }
-
+class PostgresCommitDurabilityCostTest {
     /**
      * The cost per transition on the writer of the asynchronous streaming cluster: {@value #ROWS} transitions with
      * {@code OFF} and {@value #ROWS} with {@code REQUIRE}, alternating one by one, each timed around {@code apply()}.
