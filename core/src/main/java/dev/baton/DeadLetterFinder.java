@@ -1,8 +1,8 @@
 package dev.baton;
 
-import dev.baton.internal.values.Identifiers;
 import dev.baton.internal.queue.AdminPages;
 import dev.baton.internal.queue.QueueShape;
+import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlFragment;
 import java.sql.Connection;
