@@ -13,20 +13,19 @@ import dev.baton.testservers.TestServer;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * What {@code commitDurability} costs per transition on PostgreSQL: a measurement, not a check (the suite that checks
  * it is the test kit's, run on the local server and the streaming cluster by the compatibility tests).
  */
-class PostgresCommitDurabilityCostTest {
+class PostgresCommitDurabilityCost {
     /**
      * The cost per transition on the writer of the asynchronous streaming cluster: {@value #ROWS} transitions with
      * {@code OFF} and {@value #ROWS} with {@code REQUIRE}, alternating one by one, each timed around {@code apply()}.
-     * A measurement, not a check: run with {@code -Dbaton.measure=true}.
+     * A measurement, not a check: its class name is outside surefire's test pattern, so the build never runs
+     * it; run it by hand with {@code -Dtest=PostgresCommitDurabilityCost}.
      */
     @Test
-    @EnabledIfSystemProperty(named = "baton.measure", matches = "true")
     void costPerTransitionOnAStreamingStandby() {
         TestDatabase db = TestServer.POSTGRES_STREAMING_ASYNC.get();
         String table = TestDatabases.uniqueName("cd_cost");
