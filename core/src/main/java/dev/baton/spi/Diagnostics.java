@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -95,6 +96,29 @@ public interface Diagnostics {
      */
     default Optional<WriterEpoch> writer(Connection connection) throws SQLException {
         return epoch(connection).map(e -> new WriterEpoch(e, false));
+    }
+
+    /**
+     * For a database whose {@linkplain #epoch epochs} only grow (a number that every promotion raises): a condition,
+     * with one {@code ?} bound to an epoch's {@linkplain #epochOrder order}, that is true only on a server whose epoch
+     * now is at least the bound one. The SENDING mark of a queue with a non-idempotent sink carries it, bound to the newest epoch this process has
+     * seen, and a claim that reads an epoch older than that one fails as on a read-only server: once a process has seen
+     * the new writer, an old primary that still takes writes (frozen past the failover manager's timeout, then
+     * resumed) takes none of its claims or marks. Present only with {@link #epochOrder}. Default: empty (epochs are
+     * names, not ordered).
+     */
+    default Optional<String> epochAtLeast() {
+        return Optional.empty();
+    }
+
+    /**
+     * The place of {@code epoch} (as {@link #epoch} reports it) in the order of {@link #epochAtLeast}: a later writer's
+     * epoch has a higher number. Default: empty (not ordered).
+     *
+     * @param epoch an epoch this dialect reported
+     */
+    default OptionalLong epochOrder(String epoch) {
+        return OptionalLong.empty();
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,6 +31,16 @@ final class PostgresDiagnostics implements Diagnostics {
             + " substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int END,"
             + " current_setting('synchronous_commit') IN ('on', 'remote_write', 'remote_apply')"
             + " AND current_setting('synchronous_standby_names') <> ''";
+
+    /**
+     * The timeline of the writer's current WAL position is at least the bound one ({@link #epochAtLeast}); evaluated
+     * once per statement (an init plan). On a server in recovery the WAL function fails with 55000, as a write would.
+     */
+    /** How an epoch names its timeline: {@code timeline 2}. */
+    private static final String TIMELINE = "timeline ";
+
+    static final String EPOCH_AT_LEAST =
+            "(SELECT ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::int) >= ?";
 
     private static final Pattern INDEX_SCAN = Pattern.compile("Index (?:Only )?Scan(?: Backward)? using (\\S+) on");
     private static final Pattern UNIQUE = Pattern.compile("unique constraint \"([^\"]+)\"");
@@ -166,6 +177,23 @@ final class PostgresDiagnostics implements Diagnostics {
         return writer(connection).map(WriterEpoch::epoch);
     }
 
+    @Override
+    public Optional<String> epochAtLeast() {
+        return Optional.of(EPOCH_AT_LEAST); // timelines only grow: each promotion starts the next one
+    }
+
+    @Override
+    public OptionalLong epochOrder(String epoch) {
+        if (epoch.startsWith(TIMELINE)) {
+            try {
+                return OptionalLong.of(Long.parseLong(epoch.substring(TIMELINE.length())));
+            } catch (NumberFormatException e) {
+                return OptionalLong.empty();
+            }
+        }
+        return OptionalLong.empty();
+    }
+
     /**
      * The {@linkplain #epoch timeline}, in the same statement as the session's {@code synchronous_commit} and the
      * server's {@code synchronous_standby_names}: with {@code on}, {@code remote_write} or {@code remote_apply} and a
@@ -186,7 +214,7 @@ final class PostgresDiagnostics implements Diagnostics {
             if (rs.wasNull()) {
                 return Optional.empty();
             }
-            return Optional.of(new WriterEpoch("timeline " + timeline, rs.getBoolean(2)));
+            return Optional.of(new WriterEpoch(TIMELINE + timeline, rs.getBoolean(2)));
         }
     }
 

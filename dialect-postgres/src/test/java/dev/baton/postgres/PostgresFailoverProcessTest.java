@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.Baton;
+import dev.baton.CommitDurability;
 import dev.baton.SendDurability;
 import dev.baton.testkit.failover.FailoverTopology;
 import dev.baton.testkit.failover.WorkerProcessFailover;
@@ -63,6 +64,7 @@ class PostgresFailoverProcessTest {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
             Figures f = run(cluster, true, SendDurability.OFF);
             assertTrue(f.lostAcknowledgedTransitions() > 0, "the failover was lossy: " + f);
+            assertTrue(f.lostAnsweredInTarget() >= f.lostAcknowledgedTransitions(), f.toString());
             assertTrue(f.lostMarks() > 0, "the JVMs found marks lost with the old primary: " + f);
             // each JVM holds its claims for EpochChange.HOLD after it sees the new writer, so the other moves the rows
             // of its lost marks to unknown before either claims them (before the hold: 3 to 111 rows sent twice)
@@ -74,16 +76,24 @@ class PostgresFailoverProcessTest {
         }
     }
 
-    /** REQUIRE on the same lossy failover: a send starts only once a standby has its mark, so no row is sent twice. */
+    /**
+     * REQUIRE on the same lossy failover, for the sends and for the callbacks' commits: a send starts only once a
+     * standby has its mark, so no row is sent twice; a callback is answered {@code Applied} or {@code AlreadyInTarget}
+     * only once a standby has its commit, so none that was acknowledged is lost (those of the lost window are answered
+     * in doubt, and the failover audit reports them).
+     */
     @Test
-    void aLossyFailoverUnderWorkerJvmsWithDurableMarksRequiredSendsNoRowTwice() throws Exception {
+    void aLossyFailoverUnderWorkerJvmsWithDurableMarksAndCommitsRequiredSendsNoRowTwiceAndLosesNoAcknowledgedCallback()
+            throws Exception {
         try (PostgresCluster cluster = PostgresCluster.start(Replication.ASYNC)) {
-            Figures f = run(cluster, true, SendDurability.REQUIRE);
+            Figures f = run(cluster, true, SendDurability.REQUIRE, CommitDurability.REQUIRE);
             assertEquals(0, f.doubleSends(), f.toString());
             assertEquals(0, f.marksNotKnownDurable(), f.toString());
             assertEquals(0, f.lostMarks(), f.toString());
-            // REQUIRE guards sends only: callbacks acknowledged in the lost window are lost all the same
-            assertTrue(f.lostAcknowledgedTransitions() > 0, "the failover was lossy: " + f);
+            assertEquals(0, f.lostAcknowledgedTransitions(), f.toString());
+            assertEquals(0, f.lostAnsweredInTarget(), f.toString());
+            assertTrue(f.callbacksInDoubt() > 0, "the lost window's callbacks were answered in doubt: " + f);
+            assertTrue(f.reportedInDoubt() > 0, "the failover was lossy, and its audit reported them: " + f);
             // the held claims (never marked: REQUIRE refuses a mark no standby has) lost their attempt too: the new
             // claims of those rows carry the same send token
             assertEquals(HELD, f.heldSendTokenRepeated(), f.toString());
@@ -92,8 +102,14 @@ class PostgresFailoverProcessTest {
 
     /** The shared run with the sink on the local PostgreSQL; each promotion moves the timeline on by one. */
     private static Figures run(PostgresCluster cluster, boolean lossy, SendDurability durability) throws Exception {
+        return run(cluster, lossy, durability, CommitDurability.OFF);
+    }
+
+    private static Figures run(
+            PostgresCluster cluster, boolean lossy, SendDurability durability, CommitDurability callbacks)
+            throws Exception {
         Figures f = WorkerProcessFailover.run(
-                FailoverTopology.of(cluster), TestDatabases.postgresLocal(), "pgf_", lossy, durability);
+                FailoverTopology.of(cluster), TestDatabases.postgresLocal(), "pgf_", lossy, durability, callbacks);
         assertCommon(f);
         assertEquals(Integer.parseInt(f.epochBefore()) + 1, Integer.parseInt(f.epochAfter()), f.toString());
         return f;

@@ -3,6 +3,7 @@ package dev.baton.internal.queue;
 import dev.baton.EpochChange;
 import dev.baton.SendDurability;
 import dev.baton.internal.tx.Drain;
+import dev.baton.internal.tx.StaleWriterException;
 import dev.baton.spi.Rows;
 import dev.baton.spi.SqlError;
 import dev.baton.spi.SqlFragment;
@@ -21,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -120,11 +122,46 @@ final class EpochWatch<S extends Enum<S>> {
     /** This queue's record; null when the queue has no non-idempotent sink. */
     private final Record record;
 
+    /** The dialect's condition that the writer's epoch is at least a bound one, or null where epochs are unordered. */
+    private final String epochAtLeast;
+
     EpochWatch(QueueShape<S> shape) {
         this.shape = shape;
         this.record = shape.sending == null
                 ? null
                 : recordOf(shape.engine.dataSource(), shape.qTable + "\u0000" + shape.name);
+        this.epochAtLeast = shape.dialect.diagnostics().epochAtLeast().orElse(null);
+    }
+
+    /**
+     * The condition a SENDING mark carries so that it cannot land on a writer older than the newest this process has
+     * seen ({@link dev.baton.spi.Diagnostics#epochAtLeast}), with its bind; empty where the dialect has none, or
+     * before this process saw a numbered epoch.
+     */
+    Optional<SqlFragment> newestWriter() {
+        if (record == null || epochAtLeast == null) {
+            return Optional.empty();
+        }
+        Long newest = number(record.current);
+        return newest == null ? Optional.empty() : Optional.of(new SqlFragment(epochAtLeast, List.of(newest)));
+    }
+
+    /** True when {@code reported} is an older epoch than {@code newest}, where the dialect's epochs are ordered. */
+    private boolean older(String reported, String newest) {
+        if (epochAtLeast == null || newest == null) {
+            return false;
+        }
+        Long a = number(reported);
+        Long b = number(newest);
+        return a != null && b != null && a < b;
+    }
+
+    private Long number(String epoch) {
+        if (epoch == null) {
+            return null;
+        }
+        OptionalLong order = shape.dialect.diagnostics().epochOrder(epoch);
+        return order.isPresent() ? order.getAsLong() : null;
     }
 
     /** Whether this queue reads the epoch: only a queue with a non-idempotent sink has sends to lose. */
@@ -240,12 +277,18 @@ final class EpochWatch<S extends Enum<S>> {
             observe(readAt, read.get().synchronousCommits());
             return !holding(); // another thread may have seen the change a moment ago
         }
+        if (older(read.get().epoch(), r.current)) {
+            throw new StaleWriterException(read.get().epoch(), r.current);
+        }
         synchronized (r) {
             String before = r.current;
             String now = read.get().epoch();
             if (now.equals(before)) {
                 observe(readAt, read.get().synchronousCommits());
                 return !holding(); // another claim moved them
+            }
+            if (older(now, before)) {
+                throw new StaleWriterException(now, before);
             }
             if (before == null) {
                 observe(readAt, read.get().synchronousCommits());

@@ -262,16 +262,20 @@ public final class FencedWrites<S extends Enum<S>> {
      * by {@code waitUntilNanos} ({@link System#nanoTime()}) at the latest, so that the send keeps its time.
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row, long waitUntilNanos) {
+        // once this process has seen a newer writer, the mark cannot land on an old primary that still takes writes
+        Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
-                "send",
+                newest.isPresent() ? "send-newest-writer" : "send",
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
                         + shape.nowPlus(shape.lease) + " WHERE " + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
-                        + shape.in(List.of(shape.processing)).sql());
+                        + shape.in(List.of(shape.processing)).sql()
+                        + newest.map(w -> " AND " + w.sql()).orElse(""));
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.sending));
         binds.add(row.id());
         binds.add(row.token());
         binds.addAll(shape.in(List.of(shape.processing)).binds());
+        newest.ifPresent(w -> binds.addAll(w.binds()));
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
         SendDurability policy = shape.def.sendDurability();
         if (policy == SendDurability.OFF) {

@@ -31,9 +31,9 @@ public final class Failures {
         this.conflictRetry = conflictRetry(transientRetry);
     }
 
-    /** The dialect's reading of one failure. */
+    /** The dialect's reading of one failure; an old writer's refusal is a read-only one. */
     public SqlError classify(SQLException e) {
-        return diagnostics.classify(e);
+        return e instanceof StaleWriterException ? SqlError.READ_ONLY : diagnostics.classify(e);
     }
 
     /** The policy of transient failures. */

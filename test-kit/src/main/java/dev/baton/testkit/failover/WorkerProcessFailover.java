@@ -12,6 +12,7 @@ import dev.baton.Baton;
 import dev.baton.BatonListener;
 import dev.baton.ClaimQueue;
 import dev.baton.ClaimedRow;
+import dev.baton.CommitDurability;
 import dev.baton.LeaseResult;
 import dev.baton.SendDurability;
 import dev.baton.StateTable;
@@ -88,13 +89,16 @@ public final class WorkerProcessFailover {
             int callbacksAcknowledged,
             int callbacksAppliedTwice,
             int callbacksFailed,
+            int callbacksInDoubt,
             int lostAcknowledgedTransitions,
+            int lostAnsweredInTarget,
             int transitionsAudited,
             long transitionsInDoubtReported,
             int transitionIdsReported,
             int lostNotReported,
             int reportedNotLost,
             int reportedThenReapplied,
+            int reportedInDoubt,
             double killToPromotedSeconds,
             double killToFirstClaimSeconds,
             double sendsPerSecondBefore,
@@ -119,7 +123,7 @@ public final class WorkerProcessFailover {
         assertEquals(0, f.reportedNotLost(), f.toString());
         assertEquals(f.transitionsInDoubtReported(), f.transitionIdsReported(), f.toString());
         assertEquals(
-                f.lostAcknowledgedTransitions() + f.reportedThenReapplied(),
+                f.lostAcknowledgedTransitions() + f.reportedThenReapplied() + f.reportedInDoubt(),
                 f.transitionsInDoubtReported(),
                 f.toString());
     }
@@ -135,6 +139,24 @@ public final class WorkerProcessFailover {
      */
     public static Figures run(
             FailoverTopology topology, TestDatabase sinkDb, String prefix, boolean lossy, SendDurability durability)
+            throws Exception {
+        return run(topology, sinkDb, prefix, lossy, durability, CommitDurability.OFF);
+    }
+
+    /**
+     * One run whose callbacks run under {@code callbackDurability} ({@link Baton.Builder#commitDurability}, 500 ms): a
+     * callback answered {@link TransitionResult.InDoubt} is not acknowledged (the gateway calls again), and one answered
+     * {@code Applied} or {@code AlreadyInTarget} is ("already paid" ends the gateway's retries as well).
+     *
+     * @param callbackDurability the commit durability of the callbacks' transitions
+     */
+    public static Figures run(
+            FailoverTopology topology,
+            TestDatabase sinkDb,
+            String prefix,
+            boolean lossy,
+            SendDurability durability,
+            CommitDurability callbackDurability)
             throws Exception {
         TestDatabase db = topology.database();
         JobsTable jobs = JobsTable.create(db, prefix + "jobs", true);
@@ -168,6 +190,7 @@ public final class WorkerProcessFailover {
             List<TransitionsInDoubt> audits = new CopyOnWriteArrayList<>();
             Baton baton = Baton.builder(pool)
                     .failoverAudit(Duration.ofSeconds(60))
+                    .commitDurability(callbackDurability, Duration.ofMillis(500))
                     .listener(new BatonListener() {
                         @Override
                         public void onTransitionsInDoubt(TransitionsInDoubt report) {
@@ -181,6 +204,8 @@ public final class WorkerProcessFailover {
             StateTable<Payment> payments = baton.table(callbacks.name()).state("payment_status", Payment.MACHINE);
             Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
             Set<Long> appliedTwice = ConcurrentHashMap.newKeySet();
+            Set<Long> answeredInTarget = ConcurrentHashMap.newKeySet(); // Applied or AlreadyInTarget: acknowledged
+            Set<Long> inDoubt = ConcurrentHashMap.newKeySet();
             AtomicInteger failed = new AtomicInteger();
             AtomicLong nextCallback = new AtomicLong(1);
             for (int t = 0; t < CALLBACK_THREADS; t++) {
@@ -197,6 +222,11 @@ public final class WorkerProcessFailover {
                                         if (r instanceof TransitionResult.Applied) {
                                             applied++;
                                             acknowledged.add(id);
+                                        }
+                                        if (r instanceof TransitionResult.InDoubt) {
+                                            inDoubt.add(id); // not acknowledged: the gateway would call again
+                                        } else if (r.inTarget()) {
+                                            answeredInTarget.add(id);
                                         }
                                     } catch (RuntimeException e) {
                                         failed.incrementAndGet(); // not acknowledged: the gateway would call again
@@ -331,6 +361,8 @@ public final class WorkerProcessFailover {
             Set<Long> paid = paid(db, callbacks.name());
             Set<Long> lostAcknowledged = new HashSet<>(acknowledged);
             lostAcknowledged.removeAll(paid);
+            Set<Long> lostInTarget = new HashSet<>(answeredInTarget);
+            lostInTarget.removeAll(paid);
             long reportedLost = 0;
             int audited = 0;
             Set<Long> reported = new HashSet<>();
@@ -352,6 +384,11 @@ public final class WorkerProcessFailover {
             reportedNotLost.removeAll(appliedTwice);
             Set<Long> reportedReapplied = new HashSet<>(reported);
             reportedReapplied.retainAll(appliedTwice);
+            // reported lost, and answered in doubt, never acknowledged: the report the caller was told to expect
+            Set<Long> reportedInDoubt = new HashSet<>(reportedNotLost);
+            reportedInDoubt.retainAll(inDoubt);
+            reportedInDoubt.removeAll(answeredInTarget);
+            reportedNotLost.removeAll(reportedInDoubt);
 
             int changes = 0;
             int notKnownDurable = 0;
@@ -375,7 +412,8 @@ public final class WorkerProcessFailover {
                 }
             }
             Figures f = new Figures(
-                    (lossy ? "KILL_LOSSY " : "KILL ") + topology.replication() + " sendDurability " + durability,
+                    (lossy ? "KILL_LOSSY " : "KILL ") + topology.replication() + " sendDurability " + durability
+                            + " commitDurability " + callbackDurability,
                     byRow.size(),
                     calls.size(),
                     doubles,
@@ -392,13 +430,16 @@ public final class WorkerProcessFailover {
                     acknowledged.size(),
                     appliedTwice.size(),
                     failed.get(),
+                    inDoubt.size(),
                     lostAcknowledged.size(),
+                    lostInTarget.size(),
                     audited,
                     reportedLost,
                     reported.size(),
                     lostNotReported.size(),
                     reportedNotLost.size(),
                     reportedReapplied.size(),
+                    reportedInDoubt.size(),
                     seconds(promoted - kill),
                     firstClaim == Long.MAX_VALUE ? -1 : (firstClaim - killWall) / 1000.0,
                     sendsPerSecond,
