@@ -48,6 +48,14 @@ class FailuresTest {
     }
 
     @Test
+    void anOldWritersRefusalIsAFailoverWhateverTheDialectSays() {
+        StaleWriterException stale = new StaleWriterException("timeline 1", "timeline 2");
+        assertTrue(failures.failover(stale), "its connection is aborted");
+        assertTrue(failures.retryable(new IllegalStateException(stale)), "and the work tried on another");
+        assertFalse(failures.lostConnection(stale), "nothing was sent that may have committed");
+    }
+
+    @Test
     void aWriteConflictGetsTheConflictPolicyAndEverythingElseTheTransientOne() {
         assertSame(failures.transientRetry(), failures.policyFor(ScriptedDataSource.failure("40001")));
         assertTrue(failures.policyFor(new RuntimeException(ScriptedDataSource.failure("40002")))
