@@ -94,9 +94,11 @@ class PostgresFailoverProcessTest {
             assertEquals(0, f.lostAnsweredInTarget(), f.toString());
             assertTrue(f.callbacksInDoubt() > 0, "the lost window's callbacks were answered in doubt: " + f);
             assertTrue(f.reportedInDoubt() > 0, "the failover was lossy, and its audit reported them: " + f);
-            // the held claims (never marked: REQUIRE refuses a mark no standby has) lost their attempt too: the new
-            // claims of those rows carry the same send token
-            assertEquals(HELD, f.heldSendTokenRepeated(), f.toString());
+            // the held claims (never marked: REQUIRE refuses a mark no standby has) lost their attempt too: a new
+            // claim of such a row carries the same send token. Not all 5: until the new writer has a standby again
+            // REQUIRE refuses marks, and a refused mark costs the row an attempt, so its send may carry a higher token
+            // (4 and 5 of 5 in two runs)
+            assertTrue(f.heldSendTokenRepeated() > 0 && f.heldSendTokenRepeated() <= HELD, f.toString());
         }
     }
 

@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Test;
  * timeout, then resumed, with pooled sessions still connected to it). The data source here reaches one server or the
  * other as the test switches it, as a pool does whose sessions are spread over both. Once this process has seen the new
  * writer (a claim there read its timeline), nothing of its queue lands on the old one: a SENDING mark carries the
- * newest timeline seen and matches no row on the old primary, so the worker does not send; a claim that reads the old
- * timeline fails as on a read-only server, its connection aborted. The new writer still takes the marks of claims the
+ * newest timeline seen and matches no row on the old primary, so the worker does not send (so do its completions and
+ * heartbeats); a claim that reads the old timeline fails as on a read-only server, its connection aborted. The new writer still takes the marks of claims the
  * old primary made before the promotion (the standby had them).
  */
 class PostgresOldWriterTest {
@@ -86,6 +86,15 @@ class PostgresOldWriterTest {
                 ClaimedRow<Sync> first = claimed.get(0);
                 assertInstanceOf(LeaseResult.LeaseLost.class, queue.markSending(first), "the old primary's mark");
                 assertEquals(Sync.PROCESSING, state(oldPool, jobs.name(), first.longId()), "nothing landed there");
+                // nor do a completion and a heartbeat of such a claim (its row is found on the new writer by its
+                // lease's expiry)
+                ClaimedRow<Sync> third = claimed.get(2);
+                assertInstanceOf(LeaseResult.LeaseLost.class, queue.heartbeat(third), "the old primary's heartbeat");
+                assertInstanceOf(
+                        LeaseResult.LeaseLost.class,
+                        queue.complete(third, Sync.COMPLETED),
+                        "the old primary's completion");
+                assertEquals(Sync.PROCESSING, state(oldPool, jobs.name(), third.longId()), "nothing landed there");
 
                 // once the hold is over, a claim on the old primary reads timeline 1 and fails as on a read-only server
                 Thread.sleep(EpochChange.HOLD.toMillis() + 200);

@@ -146,6 +146,11 @@ final class EpochWatch<S extends Enum<S>> {
         return newest == null ? Optional.empty() : Optional.of(new SqlFragment(epochAtLeast, List.of(newest)));
     }
 
+    /** Whether this queue's writes may carry {@link #newestWriter}'s condition (one bind more). */
+    boolean guardsWriter() {
+        return record != null && epochAtLeast != null;
+    }
+
     /** True when {@code reported} is an older epoch than {@code newest}, where the dialect's epochs are ordered. */
     private boolean older(String reported, String newest) {
         if (epochAtLeast == null || newest == null) {

@@ -221,7 +221,9 @@ public final class FencedWrites<S extends Enum<S>> {
             // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
             String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
             Prepared<S> dead = deadLetter(
-                    d.row(), prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage());
+                    d.row(),
+                    prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage(),
+                    shape.epochs.newestWriter());
             return shape.engine
                     .tx()
                     .autocommit(
@@ -246,13 +248,20 @@ public final class FencedWrites<S extends Enum<S>> {
         if (rows.isEmpty()) {
             return List.of();
         }
+        Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
-                "heartbeat",
+                variant("heartbeat", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.lease)
-                        + shape.fence);
+                        + fence(newest));
         List<Prepared<S>> prepared = new ArrayList<>(rows.size());
         for (ClaimedRow<S> r : rows) {
-            prepared.add(new Prepared<>(update, fenced(r), r.id(), r.token(), shape.processing, Check.STILL_HELD));
+            prepared.add(new Prepared<>(
+                    update,
+                    fenced(r, new ArrayList<>(), newest),
+                    r.id(),
+                    r.token(),
+                    shape.processing,
+                    Check.STILL_HELD));
         }
         return shape.engine.tx().transaction("heartbeat in queue '" + shape.name + "'", c -> run(c, prepared));
     }
@@ -265,7 +274,7 @@ public final class FencedWrites<S extends Enum<S>> {
         // once this process has seen a newer writer, the mark cannot land on an old primary that still takes writes
         Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
-                newest.isPresent() ? "send-newest-writer" : "send",
+                variant("send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
                         + shape.nowPlus(shape.lease) + " WHERE " + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
                         + shape.in(List.of(shape.processing)).sql()
@@ -434,6 +443,7 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     private Prepared<S> prepare(ClaimedRow<S> row, Outcome<S> outcome) {
+        Optional<SqlFragment> newest = shape.epochs.newestWriter();
         switch (outcome.kind()) {
             case COMPLETE -> {
                 S target = outcome.target();
@@ -442,36 +452,36 @@ public final class FencedWrites<S extends Enum<S>> {
                     shape.machine.checkTransition(shape.sending, target);
                 }
                 Assignments extra = assignments.apply(outcome);
-                String update = setSql("complete", extra, shape.fence);
+                String update = setSql("complete", extra, fence(newest));
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(target));
                 extra.addValues(binds);
-                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), target);
+                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), target);
             }
             case RETRY -> {
                 if (row.attempt() >= shape.retry.maxAttempts()) {
-                    return deadLetter(row, outcome.error());
+                    return deadLetter(row, outcome.error(), newest);
                 }
                 Duration delay = outcome.delay() != null
                         ? outcome.delay()
                         : shape.retry.delayBefore(
                                 row.attempt(), ThreadLocalRandom.current().nextDouble());
                 String update = sql.computeIfAbsent(
-                        "retry",
+                        variant("retry", newest),
                         k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                                 + shape.qNext + " = "
                                 + shape.dialect
                                         .sql()
                                         .plusMillisParam(shape.dialect.sql().currentTimestamp())
-                                + ", " + shape.qError + " = ?" + shape.fence);
+                                + ", " + shape.qError + " = ?" + fence(newest));
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(shape.claimable));
                 binds.add(delay.toMillis());
                 binds.add(truncate(outcome.error()));
-                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.claimable);
+                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), shape.claimable);
             }
             case DEAD_LETTER -> {
-                return deadLetter(row, outcome.error());
+                return deadLetter(row, outcome.error(), newest);
             }
             case UNKNOWN -> {
                 if (shape.unknown == null) {
@@ -481,14 +491,14 @@ public final class FencedWrites<S extends Enum<S>> {
                 // the handler failed after the mark: what it started may still reach the sink within the send timeout,
                 // so the row waits that long (and the margin) before a reconciler is asked (Sweeps.unknownRows)
                 String update = sql.computeIfAbsent(
-                        "unknown",
+                        variant("unknown", newest),
                         k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
                                 + shape.nowPlus(Sweeps.quarantine(shape)) + ", " + shape.qError + " = ?"
-                                + shape.fence);
+                                + fence(newest));
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(shape.unknown));
                 binds.add(truncate(outcome.error()));
-                return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.unknown);
+                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), shape.unknown);
             }
             case RELEASE -> {
                 // Only a row still PROCESSING goes back: a SENDING row's irreversible call may be under way, so it
@@ -498,26 +508,28 @@ public final class FencedWrites<S extends Enum<S>> {
                 // read-back that the row was released by us.
                 List<S> processingOnly = List.of(shape.processing);
                 String update = sql.computeIfAbsent(
-                        "release",
+                        variant("release", newest),
                         k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                                 + shape.qToken + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " - 1 WHERE "
                                 + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
-                                + shape.in(processingOnly).sql());
+                                + shape.in(processingOnly).sql()
+                                + newest.map(w -> " AND " + w.sql()).orElse(""));
                 List<Object> binds = new ArrayList<>();
                 binds.add(shape.machine.code(shape.claimable));
                 binds.add(-row.token());
                 binds.add(row.id());
                 binds.add(row.token());
                 binds.addAll(shape.in(processingOnly).binds());
+                newest.ifPresent(w -> binds.addAll(w.binds()));
                 return new Prepared<>(update, binds, row.id(), row.token(), shape.claimable, Check.RELEASED);
             }
             default -> throw new IllegalStateException("unknown outcome " + outcome.kind());
         }
     }
 
-    private Prepared<S> deadLetter(ClaimedRow<S> row, String error) {
+    private Prepared<S> deadLetter(ClaimedRow<S> row, String error, Optional<SqlFragment> newest) {
         if (shape.sending == null) {
-            return withError("dead", shape.dead, row, error);
+            return withError("dead", shape.dead, row, error, newest);
         }
         // A row that dies while sending (the handler's own dead letter, a completion the machine forbids, a retry
         // past its attempts) may have reached the sink, whatever the reason: it keeps the maybe-sent mark, so that a
@@ -525,40 +537,56 @@ public final class FencedWrites<S extends Enum<S>> {
         // left to right: the CASE must see the held state.
         SqlFragment sending = shape.in(List.of(shape.sending));
         String update = sql.computeIfAbsent(
-                "dead-after-send",
+                variant("dead-after-send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qError + " = CASE WHEN " + sending.sql()
-                        + " THEN ? ELSE ? END, " + shape.qState + " = ?, " + shape.qLease + " = NULL" + shape.fence);
+                        + " THEN ? ELSE ? END, " + shape.qState + " = ?, " + shape.qLease + " = NULL"
+                        + fence(newest));
         String plain = error == null ? "" : error;
         String maybeSent = plain.startsWith(DeadRow.MAY_HAVE_BEEN_SENT) ? plain : DeadRow.MAY_HAVE_BEEN_SENT + plain;
         List<Object> binds = new ArrayList<>(sending.binds());
         binds.add(truncate(maybeSent));
         binds.add(truncate(error));
         binds.add(shape.machine.code(shape.dead));
-        return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), shape.dead);
+        return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), shape.dead);
     }
 
     /** {@code state = ?, lease = NULL, error = ?}, fenced. */
-    private Prepared<S> withError(String kind, S state, ClaimedRow<S> row, String error) {
+    private Prepared<S> withError(String kind, S state, ClaimedRow<S> row, String error, Optional<SqlFragment> newest) {
         String update = sql.computeIfAbsent(
-                kind,
+                variant(kind, newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
-                        + shape.qError + " = ?" + shape.fence);
+                        + shape.qError + " = ?" + fence(newest));
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(state));
         binds.add(truncate(error));
-        return new Prepared<>(update, fenced(row, binds), row.id(), row.token(), state);
+        return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), state);
     }
 
-    /** The fence's binds after {@code leading}: id, token, the held states' codes. */
-    private List<Object> fenced(ClaimedRow<S> row, List<Object> leading) {
+    /**
+     * The fence's binds after {@code leading}: id, token, the held states' codes, and the newest writer's epoch when
+     * {@code newest} is present.
+     */
+    private List<Object> fenced(ClaimedRow<S> row, List<Object> leading, Optional<SqlFragment> newest) {
         leading.add(row.id());
         leading.add(row.token());
         leading.addAll(shape.heldBinds);
+        newest.ifPresent(w -> leading.addAll(w.binds()));
         return leading;
     }
 
-    private List<Object> fenced(ClaimedRow<S> row) {
-        return fenced(row, new ArrayList<>(2 + shape.heldBinds.size()));
+    /**
+     * {@link QueueShape#fence}, and with {@code newest} (a queue with a non-idempotent sink, once this process has seen
+     * an ordered epoch) the condition that the server is no older writer: a write under a claim cannot land on an old
+     * primary that still takes writes ({@link EpochWatch#newestWriter}). Taken once per statement, for its SQL and its
+     * binds alike.
+     */
+    private String fence(Optional<SqlFragment> newest) {
+        return newest.map(w -> shape.fence + " AND " + w.sql()).orElse(shape.fence);
+    }
+
+    /** The cache key of a statement's form with or without the newest writer's condition. */
+    private static String variant(String kind, Optional<SqlFragment> newest) {
+        return newest.isPresent() ? kind + "+newest-writer" : kind;
     }
 
     /**
@@ -698,7 +726,8 @@ public final class FencedWrites<S extends Enum<S>> {
             }
             // within the binds one statement may carry: the id list, and an id and a value per row and column
             int perRow = 1 + 2 * values;
-            int chunk = Math.max(1, (MAX_BINDS - 2 - shape.heldBinds.size()) / perRow);
+            int chunk = Math.max(
+                    1, (MAX_BINDS - 2 - shape.heldBinds.size() - (shape.epochs.guardsWriter() ? 1 : 0)) / perRow);
             for (int from = 0; from < g.size(); from += chunk) {
                 out.add(g.subList(from, Math.min(g.size(), from + chunk)));
             }
@@ -819,7 +848,8 @@ public final class FencedWrites<S extends Enum<S>> {
         S target = decisions.get(0).outcome().target();
         long token = decisions.get(0).row().token();
         int n = decisions.size();
-        String key = "together" + n + columns.key();
+        Optional<SqlFragment> newest = shape.epochs.newestWriter();
+        String key = variant("together" + n + columns.key(), newest);
         String update = sql.get(key);
         if (update == null) {
             columns.refuse(managed, "queue '" + shape.name + "'");
@@ -828,6 +858,7 @@ public final class FencedWrites<S extends Enum<S>> {
                     .append(idsAndToken(n))
                     .append(" AND ")
                     .append(shape.heldGuard)
+                    .append(newest.map(w -> " AND " + w.sql()).orElse(""))
                     .toString());
         }
         List<Object> ids = new ArrayList<>(n);
@@ -846,6 +877,7 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(ids);
         binds.add(token);
         binds.addAll(shape.heldBinds);
+        newest.ifPresent(w -> binds.addAll(w.binds()));
         int count = Drain.update(c, update, binds);
         if (count > n) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
