@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Engine;
+import dev.baton.internal.sql.TableStatements;
 import dev.baton.internal.tx.Drain;
 import dev.baton.internal.values.Assignments;
 import dev.baton.spi.BatchUpdate;
@@ -32,15 +33,17 @@ public final class BulkTransition<S extends Enum<S>> {
     /** Default rows per batch. */
     public static final int DEFAULT_BATCH_SIZE = 500;
 
-    private final StateTable<S> table;
+    private final Engine engine;
+    private final TableStatements<S> statements;
     private final List<S> sources;
     private final S target;
     private final List<Condition> guards = new ArrayList<>();
     private Assignments extra = Assignments.NONE;
     private int batchSize = DEFAULT_BATCH_SIZE;
 
-    BulkTransition(StateTable<S> table, Set<S> sources, S target) {
-        this.table = table;
+    BulkTransition(Engine engine, TableStatements<S> statements, Set<S> sources, S target) {
+        this.engine = engine;
+        this.statements = statements;
         this.sources = new ArrayList<>(sources);
         this.target = target;
     }
@@ -60,7 +63,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> set(String column, @Nullable Object value) {
-        extra = table.statements().check(extra.set(column, value));
+        extra = statements.check(extra.set(column, value));
         return this;
     }
 
@@ -75,7 +78,7 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public BulkTransition<S> setNow(String column) {
-        extra = table.statements().check(extra.setNow(column));
+        extra = statements.check(extra.setNow(column));
         return this;
     }
 
@@ -85,10 +88,10 @@ public final class BulkTransition<S extends Enum<S>> {
      * @throws ConfigurationException if out of range
      */
     public BulkTransition<S> batchSize(int rows) {
-        int max = table.engine().dialect().traits().maxBatchSize();
+        int max = engine.dialect().traits().maxBatchSize();
         if (rows < 1 || rows > max) {
             throw new ConfigurationException("batchSize must be 1.." + max + ", was " + rows + " (bulk transition of "
-                    + table.table() + " to " + target + ")");
+                    + statements.table() + " to " + target + ")");
         }
         this.batchSize = rows;
         return this;
@@ -105,13 +108,13 @@ public final class BulkTransition<S extends Enum<S>> {
      */
     public BulkResult apply() {
         BatchUpdate statement = render();
-        Engine engine = table.engine();
-        String operation = "bulk transition " + table.table() + " to " + target;
+        String operation = "bulk transition " + statements.table() + " to " + target;
         Drain.Drained done = Drain.drain(engine.tx(), operation, statement, batchSize);
         if (done.rows() > 0 || done.countInDoubt()) {
-            engine.wakeups().announce(engine.wakeups().queuesWokenBy(table.table(), table.stateColumn(), target));
+            engine.wakeups()
+                    .announce(engine.wakeups().queuesWokenBy(statements.table(), statements.stateColumn(), target));
         }
-        engine.events().fire(l -> l.onBulkTransition(table.table(), target, done.rows(), done.batches()));
+        engine.events().fire(l -> l.onBulkTransition(statements.table(), target, done.rows(), done.batches()));
         return new BulkResult(done.rows(), done.batches(), done.countInDoubt());
     }
 
@@ -123,11 +126,11 @@ public final class BulkTransition<S extends Enum<S>> {
             Drain.Drained done = Drain.drain(connection, statement, batchSize);
             return new BulkResult(done.rows(), done.batches());
         } catch (SQLException e) {
-            throw new DataAccessException("bulk transition " + table.table() + " to " + target, e);
+            throw new DataAccessException("bulk transition " + statements.table() + " to " + target, e);
         }
     }
 
     private BatchUpdate render() {
-        return table.statements().bulk(sources, guards, target, extra, batchSize);
+        return statements.bulk(sources, guards, target, extra, batchSize);
     }
 }

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.queue.AdminPages;
+import dev.baton.internal.queue.DeadLetterStatements;
 import dev.baton.internal.queue.QueueShape;
 import dev.baton.internal.values.Identifiers;
 import dev.baton.spi.Rows;
@@ -140,7 +141,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
                             .sql()
                             .firstRows(
                                     "SELECT " + shape.qId + " AS baton_id" + where.sql() + order(q),
-                                    DeadLetters.SEARCH_SCAN)
+                                    DeadLetterStatements.SEARCH_SCAN)
                     + ") baton_w";
             Object edge;
             int looked;
@@ -168,7 +169,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
             List<DeadRow> rows = read(c, sql, binds, select);
             Object next = rows.size() == limit
                     ? rows.get(rows.size() - 1).id()
-                    : looked == DeadLetters.SEARCH_SCAN ? edge : null;
+                    : looked == DeadLetterStatements.SEARCH_SCAN ? edge : null;
             return new DeadRowPage(rows, next, looked);
         });
     }

@@ -320,7 +320,7 @@ public final class Outbox {
             }
         }
         if (engine.events().hasListeners()) {
-            engine.events().fire(l -> l.onTransition(transition.stateTable().table(), result));
+            engine.events().fire(l -> l.onTransition(transition.table(), result));
             if (committed instanceof TransitionResult.Applied<S> && enqueued[0] >= 0) {
                 engine.events().fire(l -> l.onEnqueued(table, m.topic(), enqueued[0]));
             }

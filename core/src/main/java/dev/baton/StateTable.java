@@ -68,7 +68,7 @@ public final class StateTable<S extends Enum<S>> {
     public Transition<S> transition(Object id, S from, S to) {
         Objects.requireNonNull(id, "id");
         machine.checkTransition(from, to);
-        return new Transition<>(this, id, EnumSet.of(from), to);
+        return new Transition<>(engine, statements, id, EnumSet.of(from), to);
     }
 
     /**
@@ -85,7 +85,7 @@ public final class StateTable<S extends Enum<S>> {
         for (S f : from) {
             machine.checkTransition(f, to);
         }
-        return new Transition<>(this, id, EnumSet.copyOf(from), to);
+        return new Transition<>(engine, statements, id, EnumSet.copyOf(from), to);
     }
 
     /**
@@ -99,7 +99,7 @@ public final class StateTable<S extends Enum<S>> {
         if (sources.isEmpty()) {
             throw new IllegalTransitionException(machine.name(), to, to, "no state may move to " + to);
         }
-        return new Transition<>(this, id, EnumSet.copyOf(sources), to);
+        return new Transition<>(engine, statements, id, EnumSet.copyOf(sources), to);
     }
 
     /**
@@ -110,7 +110,7 @@ public final class StateTable<S extends Enum<S>> {
      */
     public BulkTransition<S> bulk(S from, S to) {
         machine.checkTransition(from, to);
-        return new BulkTransition<>(this, EnumSet.of(from), to);
+        return new BulkTransition<>(engine, statements, EnumSet.of(from), to);
     }
 
     /** A guard {@code state IN (states)}, for bulk transitions and claim queues. */

@@ -2,6 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.CommitWait;
 import dev.baton.internal.Engine;
+import dev.baton.internal.sql.TableStatements;
 import dev.baton.internal.values.Assignments;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,14 +22,16 @@ import org.jspecify.annotations.Nullable;
  * @param <S> the enum of states
  */
 public final class Transition<S extends Enum<S>> {
-    private final StateTable<S> table;
+    private final Engine engine;
+    private final TableStatements<S> statements;
     private final Object id;
     private final List<S> sources;
     private final S target;
     private Assignments extra = Assignments.NONE;
 
-    Transition(StateTable<S> table, Object id, Set<S> sources, S target) {
-        this.table = table;
+    Transition(Engine engine, TableStatements<S> statements, Object id, Set<S> sources, S target) {
+        this.engine = engine;
+        this.statements = statements;
         this.id = id;
         this.sources = new ArrayList<>(EnumSet.copyOf(sources));
         this.target = target;
@@ -41,7 +44,7 @@ public final class Transition<S extends Enum<S>> {
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public Transition<S> set(String column, @Nullable Object value) {
-        extra = table.statements().check(extra.set(column, value));
+        extra = statements.check(extra.set(column, value));
         return this;
     }
 
@@ -56,13 +59,13 @@ public final class Transition<S extends Enum<S>> {
      * @throws ConfigurationException if the column is the id or state column or is set twice
      */
     public Transition<S> setNow(String column) {
-        extra = table.statements().check(extra.setNow(column));
+        extra = statements.check(extra.setNow(column));
         return this;
     }
 
-    /** The table this transition is on. */
-    StateTable<S> stateTable() {
-        return table;
+    /** The table this transition is on, as configured. */
+    String table() {
+        return statements.table();
     }
 
     /** What {@link TransitionResult.Applied} reports for this transition, without running it. */
@@ -72,7 +75,7 @@ public final class Transition<S extends Enum<S>> {
 
     /** The SQL text this transition runs (values are bind parameters), for logs and exact-SQL tests. */
     public String sql() {
-        return table.statements().transition(sources, extra).sql();
+        return statements.transition(sources, extra).sql();
     }
 
     /**
@@ -86,8 +89,7 @@ public final class Transition<S extends Enum<S>> {
      * @throws DataAccessException on a non-transient database failure
      */
     public TransitionResult<S> apply() {
-        Engine engine = table.engine();
-        String operation = "transition " + table.table() + " id " + id + " to " + target;
+        String operation = "transition " + statements.table() + " id " + id + " to " + target;
         CommitWait wait = engine.commitWait();
         String[] notDurable = {null};
         TransitionResult<S> committed = engine.tx().joinOr(operation, this::apply, () -> engine.tx()
@@ -101,7 +103,7 @@ public final class Transition<S extends Enum<S>> {
         }
         TransitionResult<S> result = wait.settle(engine.events(), operation, committed, notDurable[0]);
         if (engine.events().hasListeners()) {
-            engine.events().fire(l -> l.onTransition(table.table(), result));
+            engine.events().fire(l -> l.onTransition(statements.table(), result));
         }
         return result;
     }
@@ -118,7 +120,7 @@ public final class Transition<S extends Enum<S>> {
         Objects.requireNonNull(connection, "connection");
         try {
             boolean protect =
-                    table.engine().dialect().traits().failedStatementAbortsTransaction() && !connection.getAutoCommit();
+                    engine.dialect().traits().failedStatementAbortsTransaction() && !connection.getAutoCommit();
             if (!protect) {
                 return executeAndNotify(connection);
             }
@@ -135,11 +137,11 @@ public final class Transition<S extends Enum<S>> {
             }
             connection.releaseSavepoint(sp);
             if (r instanceof TransitionResult.Applied<S>) {
-                table.engine().wakeups().notifyIn(connection, wokenQueues());
+                engine.wakeups().notifyIn(connection, wokenQueues());
             }
             return r;
         } catch (SQLException e) {
-            throw new DataAccessException("transition " + table.table() + " id " + id + " to " + target, e);
+            throw new DataAccessException("transition " + statements.table() + " id " + id + " to " + target, e);
         }
     }
 
@@ -149,7 +151,7 @@ public final class Transition<S extends Enum<S>> {
      */
     private TransitionResult<S> awaitDurable(
             Connection c, TransitionResult<S> r, CommitWait wait, String[] notDurable) {
-        notDurable[0] = r.inTarget() ? wait.await(c, table.engine().dialect().diagnostics()) : null;
+        notDurable[0] = r.inTarget() ? wait.await(c, engine.dialect().diagnostics()) : null;
         return r;
     }
 
@@ -160,7 +162,7 @@ public final class Transition<S extends Enum<S>> {
     private TransitionResult<S> executeAndNotify(Connection c) throws SQLException {
         TransitionResult<S> r = execute(c);
         if (r instanceof TransitionResult.Applied<S>) {
-            table.engine().wakeups().notifyIn(c, wokenQueues());
+            engine.wakeups().notifyIn(c, wokenQueues());
         }
         return r;
     }
@@ -170,14 +172,20 @@ public final class Transition<S extends Enum<S>> {
      * at once, or after the host transaction it joined commits.
      */
     void audit() {
-        table.engine()
-                .audit()
-                .applied(table.table(), table.idColumn(), table.stateColumn(), table.statements(), id, sources, target);
+        engine.audit()
+                .applied(
+                        statements.table(),
+                        statements.idColumn(),
+                        statements.stateColumn(),
+                        statements,
+                        id,
+                        sources,
+                        target);
     }
 
     /** The queues built over this table whose rows this transition's target makes claimable. */
     List<String> wokenQueues() {
-        return table.engine().wakeups().queuesWokenBy(table.table(), table.stateColumn(), target);
+        return engine.wakeups().queuesWokenBy(statements.table(), statements.stateColumn(), target);
     }
 
     /**
@@ -192,6 +200,6 @@ public final class Transition<S extends Enum<S>> {
 
     /** Runs the statement on {@code c} as it is (no savepoint, no listeners); a unique violation is a Conflict. */
     TransitionResult<S> execute(Connection c) throws SQLException {
-        return table.statements().transition(c, id, sources, target, extra);
+        return statements.transition(c, id, sources, target, extra);
     }
 }

@@ -67,6 +67,21 @@ public final class TableStatements<S extends Enum<S>> {
         this.owner = "the transition (it is the id or state column of " + table + ")";
     }
 
+    /** The table, as configured. */
+    public String table() {
+        return table;
+    }
+
+    /** The id column, as configured. */
+    public String idColumn() {
+        return idColumn;
+    }
+
+    /** The state column, as configured. */
+    public String stateColumn() {
+        return stateColumn;
+    }
+
     /**
      * Refuses assignments to the id or state column, and columns whose names the database would refuse.
      *

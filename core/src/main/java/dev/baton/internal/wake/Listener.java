@@ -41,7 +41,7 @@ public final class Listener {
     private static final long MAX_BACKOFF_MILLIS = 30_000;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private final Wakeups wakeups;
+    private final Woken woken;
     private final DataSource dataSource;
     private final Notifications notifications;
     private final String channel;
@@ -52,8 +52,17 @@ public final class Listener {
     private volatile boolean listening;
     private volatile boolean deaf;
 
-    Listener(Wakeups wakeups, DataSource dataSource, Dialect dialect, String channel) {
-        this.wakeups = wakeups;
+    /** Whom a notification wakes: the instance's waiting workers. */
+    interface Woken {
+        /** Wakes the workers of {@code queue}. */
+        void wake(String queue);
+
+        /** Wakes every waiting worker (what was notified while no connection listened). */
+        void wakeAll();
+    }
+
+    Listener(Woken woken, DataSource dataSource, Dialect dialect, String channel) {
+        this.woken = woken;
         this.dataSource = dataSource;
         this.notifications = dialect.notifications();
         this.channel = channel;
@@ -108,7 +117,7 @@ public final class Listener {
                     }
                     if (connects.incrementAndGet() > 1) {
                         log.info("listening for wake-ups on channel {} again", channel);
-                        wakeups.wakeAll(); // what was notified while no connection listened
+                        woken.wakeAll(); // what was notified while no connection listened
                     }
                     listening = true;
                     backoff = FIRST_BACKOFF_MILLIS;
@@ -175,7 +184,7 @@ public final class Listener {
             // a burst of notifications of one queue wakes its workers once
             Set<String> queues = new LinkedHashSet<>(payloads);
             for (String q : queues) {
-                wakeups.wake(q);
+                woken.wake(q);
             }
         }
     }
@@ -208,7 +217,7 @@ public final class Listener {
                 if (p.equals(probe)) {
                     found = true;
                 } else {
-                    wakeups.wake(p);
+                    woken.wake(p);
                 }
             }
             if (found) {

@@ -275,7 +275,18 @@ public final class Wakeups {
         if (notify) {
             synchronized (this) {
                 if (listening++ == 0) {
-                    listener = new Listener(this, dataSource, dialect, channel);
+                    Listener.Woken woken = new Listener.Woken() {
+                        @Override
+                        public void wake(String queue) {
+                            Wakeups.this.wake(queue);
+                        }
+
+                        @Override
+                        public void wakeAll() {
+                            Wakeups.this.wakeAll();
+                        }
+                    };
+                    listener = new Listener(woken, dataSource, dialect, channel);
                     listener.start();
                 }
             }
