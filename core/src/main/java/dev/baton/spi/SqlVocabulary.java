@@ -109,6 +109,22 @@ public interface SqlVocabulary {
     }
 
     /**
+     * Whether a text value compared with a column should be bound in a form that depends on the column's type
+     * ({@link #textParam}): false by default, so no column type is read.
+     */
+    default boolean typesTextParams() {
+        return false;
+    }
+
+    /**
+     * The bind of the text {@code value} compared with a column whose type {@code DatabaseMetaData} names {@code
+     * typeName} (empty when unknown): {@code ?} by default. It must compare exactly as {@code ?} does, for every value.
+     */
+    default String textParam(String typeName, String value) {
+        return "?";
+    }
+
+    /**
      * The quotient of two non-negative integer expressions, rounded down: {@code (a) / (b)} by default (PostgreSQL and
      * SQL Server divide integers so); MySQL and MariaDB, whose {@code /} gives a decimal, use {@code DIV}. A weighted
      * round-robin claim's turn is one ({@link BatchUpdateSpec.FairGroups#turn}).

@@ -59,6 +59,28 @@ final class SqlServerSql implements SqlVocabulary {
         };
     }
 
+    /** Read the id column's type: {@link #textParam} depends on it. */
+    @Override
+    public boolean typesTextParams() {
+        return true;
+    }
+
+    /**
+     * mssql-jdbc sends a text bind as NVARCHAR ({@code sendStringParametersAsUnicode}, true by default), which ranks
+     * above VARCHAR: compared with a VARCHAR or CHAR column, the column is converted, and with a SQL collation an index
+     * seek becomes a scan that takes an update lock on every row it reads. An ASCII value (the same characters in
+     * every code page, so it compares exactly as the NVARCHAR value would) of up to 8,000 characters is therefore cast
+     * to VARCHAR for such a column; other values and columns keep {@code ?}.
+     */
+    @Override
+    public String textParam(String typeName, String value) {
+        String type = typeName.toLowerCase(java.util.Locale.ROOT);
+        boolean narrow = type.equals("varchar") || type.equals("char");
+        return narrow && value.length() <= 8000 && value.chars().allMatch(ch -> ch < 0x80)
+                ? "CAST(? AS VARCHAR(8000))"
+                : "?";
+    }
+
     /**
      * ASCII codes as plain literals: an {@code N'…'} literal against a VARCHAR state column converts the column and
      * turns an index seek into a scan. Other codes need {@code N'…'}.

@@ -7,6 +7,7 @@ import dev.baton.TransactionRolledBackException;
 import dev.baton.TransitionResult;
 import dev.baton.UnknownStateException;
 import dev.baton.internal.Conditions;
+import dev.baton.internal.SchemaCheck;
 import dev.baton.internal.UndefinedColumn;
 import dev.baton.internal.tx.Connections;
 import dev.baton.internal.values.Assignments;
@@ -44,8 +45,12 @@ public final class TableStatements<S extends Enum<S>> {
     private final String qTable;
     private final String qId;
     private final String qState;
-    private final String readSql;
-    private final String lockingReadSql;
+    /**
+     * The id column's type as the database names it, read once where the dialect types text binds by their column
+     * ({@link dev.baton.spi.SqlVocabulary#typesTextParams}); null until read.
+     */
+    private volatile String idType;
+
     private final Set<String> managed;
     private final String owner;
     private final ConcurrentMap<String, Rendered> transitions = new ConcurrentHashMap<>();
@@ -61,8 +66,6 @@ public final class TableStatements<S extends Enum<S>> {
         this.qTable = Identifiers.quoteTable(dialect, table);
         this.qId = Identifiers.quote(dialect, idColumn);
         this.qState = Identifiers.quote(dialect, stateColumn);
-        this.readSql = "SELECT " + qState + " FROM " + qTable + " WHERE " + qId + " = ?";
-        this.lockingReadSql = dialect.ownTables().lockingSelect(qTable, qState, qId + " = ?");
         this.managed = Set.of(Assignments.lower(idColumn), Assignments.lower(stateColumn));
         this.owner = "the transition (it is the id or state column of " + table + ")";
     }
@@ -100,7 +103,12 @@ public final class TableStatements<S extends Enum<S>> {
      * id, then the guard's binds.
      */
     public Rendered transition(List<S> sources, Assignments extra) {
-        StringBuilder key = new StringBuilder();
+        return transition(sources, extra, "?");
+    }
+
+    /** {@link #transition(List, Assignments)} with the id bound as {@code idParam}. */
+    private Rendered transition(List<S> sources, Assignments extra, String idParam) {
+        StringBuilder key = new StringBuilder(idParam).append('|');
         for (S s : sources) {
             key.append(s.ordinal()).append(',');
         }
@@ -113,7 +121,12 @@ public final class TableStatements<S extends Enum<S>> {
                     .append(qState)
                     .append(" = ?");
             extra.render(dialect, sql);
-            sql.append(" WHERE ").append(qId).append(" = ? AND ").append(guard.sql());
+            sql.append(" WHERE ")
+                    .append(qId)
+                    .append(" = ")
+                    .append(idParam)
+                    .append(" AND ")
+                    .append(guard.sql());
             return new Rendered(sql.toString(), guard.binds());
         });
     }
@@ -124,7 +137,7 @@ public final class TableStatements<S extends Enum<S>> {
      */
     public TransitionResult<S> transition(Connection c, Object id, List<S> sources, S target, Assignments extra)
             throws SQLException {
-        Rendered rendered = transition(sources, check(extra));
+        Rendered rendered = transition(sources, check(extra), idParam(c, id));
         List<Object> binds = new ArrayList<>(3 + rendered.guardBinds().size());
         binds.add(machine.code(target));
         extra.addValues(binds);
@@ -172,7 +185,10 @@ public final class TableStatements<S extends Enum<S>> {
      * the state the update met. In autocommit mode every statement reads the latest row anyway, and takes no lock.
      */
     public Optional<S> read(Connection c, Object id, boolean latest) throws SQLException {
-        String sql = latest && !c.getAutoCommit() ? lockingReadSql : readSql;
+        String where = qId + " = " + idParam(c, id);
+        String sql = latest && !c.getAutoCommit()
+                ? dialect.ownTables().lockingSelect(qTable, qState, where)
+                : "SELECT " + qState + " FROM " + qTable + " WHERE " + where;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Rows.bind(ps, 1, List.of(id));
             try (ResultSet rs = ps.executeQuery()) {
@@ -184,6 +200,29 @@ public final class TableStatements<S extends Enum<S>> {
                         .orElseThrow(() -> new UnknownStateException(table, stateColumn, id, raw, machine.name())));
             }
         }
+    }
+
+    /**
+     * How the id is bound: {@code ?}, or where the dialect types text binds by their column (SQL Server, whose driver
+     * sends text as NVARCHAR and so converts a VARCHAR id column: a scan under update locks instead of a seek) the
+     * form the dialect gives for the id column's type and this id. The column's type is read once; a read that fails
+     * leaves the plain bind, correct and slower, and is tried again next time.
+     */
+    private String idParam(Connection c, Object id) {
+        if (!(id instanceof String text) || !dialect.sql().typesTextParams()) {
+            return "?";
+        }
+        String type = idType;
+        if (type == null) {
+            try {
+                SchemaCheck.ColumnInfo column = new SchemaCheck(c, dialect, table).column(idColumn);
+                type = column == null || column.typeName() == null ? "" : column.typeName();
+            } catch (SQLException e) {
+                return "?";
+            }
+            idType = type;
+        }
+        return dialect.sql().textParam(type, text);
     }
 
     /**
