@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -127,6 +128,26 @@ public final class BulkTransition<S extends Enum<S>> {
             return new BulkResult(done.rows(), done.batches());
         } catch (SQLException e) {
             throw new DataAccessException("bulk transition " + statements.table() + " to " + target, e);
+        }
+    }
+
+    /**
+     * Checks that an index serves this bulk transition's state and guards, where the dialect can ask its planner
+     * (SQL Server: each batch takes an update lock on every row it reads, and a scan of a large table escalates them
+     * to a table lock that every worker and writer of the table waits for). Elsewhere it checks nothing. Run it once,
+     * before the first {@link #apply()} on a large table; it compiles the batch's read, it runs nothing.
+     *
+     * @throws SchemaMismatchException naming the plan's scan (no DDL: which index serves depends on the guards)
+     */
+    public void verify() {
+        String table = statements.table();
+        Optional<String> problem = engine.tx()
+                .autocommit("verify bulk transition " + table + " to " + target, c -> engine.dialect()
+                        .diagnostics()
+                        .batchPlanProblem(c, statements.bulkSpec(sources, guards, target, extra, batchSize)));
+        if (problem.isPresent()) {
+            throw new SchemaMismatchException(
+                    table, List.of("bulk transition to " + target + ": " + problem.get()), List.of());
         }
     }
 

@@ -136,6 +136,20 @@ public interface Diagnostics {
     }
 
     /**
+     * Checks that an index serves a batch that updates rows under locks (a bulk transition, a queue's expiry sweep),
+     * by asking the planner, and returns a description of the problem if not: on a database where a scan locks every
+     * row it reads (SQL Server, which escalates past about 5,000 row locks to a table lock). The default checks
+     * nothing.
+     *
+     * @param connection a connection to ask the planner on
+     * @param spec the batch, without {@link Param}s
+     * @throws SQLException if the planner cannot be asked
+     */
+    default Optional<String> batchPlanProblem(Connection connection, BatchUpdateSpec spec) throws SQLException {
+        return Optional.empty();
+    }
+
+    /**
      * Checks once, at configuration time, that the database stores values exactly as given, or fails loudly: for
      * example that MySQL runs in strict mode (without it, an over-long value is silently truncated) and accepts
      * packets large enough for {@code largestValueBytes}. Returns the problems found, each a sentence that says how to

@@ -130,21 +130,37 @@ final class SqlServerDiagnostics implements Diagnostics {
                 }
             }
         }
-        String plan;
+        return planProblem(estimatedPlan(c, spec, args));
+    }
+
+    /**
+     * The batch's pick planned as the claim's is ({@link #claimPlanProblem}): a plan that scans takes an update lock
+     * on every row it reads, and past about 5,000 SQL Server escalates them to a table lock, which {@code READPAST}
+     * does not skip: every worker and writer of the table waits for the batch.
+     */
+    @Override
+    public Optional<String> batchPlanProblem(Connection c, BatchUpdateSpec spec) throws SQLException {
+        Optional<String> full = fullReads(estimatedPlan(c, spec, new Object[0]));
+        return full.map(found -> "no index serves it: its estimated plan has " + found + " (a batch takes an update"
+                + " lock on every row it reads, and past about 5,000 SQL Server escalates them to a table lock that"
+                + " every worker and writer of the table waits for)");
+    }
+
+    /** The estimated plan of the spec's pick ({@code SET SHOWPLAN_XML ON}: compiled, not run). */
+    private static String estimatedPlan(Connection c, BatchUpdateSpec spec, Object[] args) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET SHOWPLAN_XML ON");
             try {
                 try (PreparedStatement ps = c.prepareStatement(planSql(spec))) {
                     Rows.bind(ps, 1, SqlFragment.resolve(spec.pickWhere().binds(), args));
                     try (ResultSet rs = ps.executeQuery()) {
-                        plan = rs.next() ? rs.getString(1) : "";
+                        return rs.next() ? rs.getString(1) : "";
                     }
                 }
             } finally {
                 s.execute("SET SHOWPLAN_XML OFF");
             }
         }
-        return planProblem(plan);
     }
 
     static final String RCSI_OFF = "READ_COMMITTED_SNAPSHOT is OFF in this database, so the per-key order check"
@@ -163,17 +179,20 @@ final class SqlServerDiagnostics implements Diagnostics {
 
     /** The problem of an estimated plan (showplan XML), if it sorts or scans. */
     static Optional<String> planProblem(String showplanXml) {
+        return fullReads(showplanXml)
+                .map(found -> "no index serves the claim: its estimated plan has " + found
+                        + " (a sort holds update locks on every candidate it read, and other workers skip them all; a"
+                        + " scan grows with the table)");
+    }
+
+    /** The operators of the plan that read every candidate, comma-separated, if any. */
+    private static Optional<String> fullReads(String showplanXml) {
         Matcher m = FULL_READ.matcher(showplanXml);
         java.util.Set<String> found = new java.util.LinkedHashSet<>();
         while (m.find()) {
             found.add(m.group(1));
         }
-        if (found.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of("no index serves the claim: its estimated plan has " + String.join(", ", found)
-                + " (a sort holds update locks on every candidate it read, and other workers skip them all; a scan"
-                + " grows with the table)");
+        return found.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", found));
     }
 
     /** The problems of a session with these {@code @@OPTIONS}. */

@@ -252,6 +252,13 @@ public final class TableStatements<S extends Enum<S>> {
      * extra assignments, at most {@code batchSize} rows, skipping rows other transactions hold locked.
      */
     public BatchUpdate bulk(List<S> sources, List<Condition> guards, S target, Assignments extra, int batchSize) {
+        return UndefinedColumn.reported(
+                dialect, table, dialect.batchUpdate(bulkSpec(sources, guards, target, extra, batchSize)));
+    }
+
+    /** What {@link #bulk} runs, as a spec: for the planner's check of it. */
+    public BatchUpdateSpec bulkSpec(
+            List<S> sources, List<Condition> guards, S target, Assignments extra, int batchSize) {
         check(extra);
         List<Condition> all = new ArrayList<>();
         all.add(new Condition.StateIn(stateColumn, codes(sources), sources));
@@ -262,14 +269,11 @@ public final class TableStatements<S extends Enum<S>> {
         setBinds.add(machine.code(target));
         extra.addValues(setBinds);
         // a bulk move needs no order; leaving it out lets the database use the state index
-        return UndefinedColumn.reported(
-                dialect,
-                table,
-                dialect.batchUpdate(BatchUpdateSpec.builder(qTable, qId)
-                        .where(Conditions.and(dialect, all))
-                        .set(new SqlFragment(set.toString(), setBinds))
-                        .limit(batchSize)
-                        .build()));
+        return BatchUpdateSpec.builder(qTable, qId)
+                .where(Conditions.and(dialect, all))
+                .set(new SqlFragment(set.toString(), setBinds))
+                .limit(batchSize)
+                .build();
     }
 
     private List<Object> codes(List<S> states) {
