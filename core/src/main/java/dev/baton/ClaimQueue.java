@@ -361,7 +361,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** Whether a SENDING mark must be durable on a standby before the send ({@link ClaimQueueBuilder#sendDurability}). */
     public SendDurability sendDurability() {
-        return shape.def.sendDurability();
+        return shape.sendDurability();
     }
 
     /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */
@@ -467,7 +467,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     @Override
     public String toString() {
-        return "ClaimQueue[" + shape.name + " on " + shape.table + "." + shape.def.stateColumn() + " " + shape.claimable
-                + " -> " + shape.processing + "]";
+        return "ClaimQueue[" + shape.name + " on " + shape.table + "."
+                + shape.def.columns().state() + " " + shape.claimable + " -> " + shape.processing + "]";
     }
 }

@@ -101,7 +101,7 @@ public final class Claimer<S extends Enum<S>, R> {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
         }
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         List<R> out = new ArrayList<>(returned.size());
         for (Object[] r : returned) {
             Map<String, Object> values = Map.of(); // most queues select nothing: no map per row

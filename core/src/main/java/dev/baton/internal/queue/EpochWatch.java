@@ -355,7 +355,7 @@ final class EpochWatch<S extends Enum<S>> {
             // the other processes' marks are not in this record: they can have been lost only if the old writer's
             // commits were not synchronous (as far as this process saw, up to its last reading and through its own
             // marks, none of which was lost)
-            boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE
+            boolean hold = shape.sendDurability() != SendDurability.REQUIRE
                     && (!wasSynchronous || notDurable > 0 || dropped > 0 || moved > 0);
             if (hold) {
                 // the other processes' marks: no claim until they have had the time to move theirs

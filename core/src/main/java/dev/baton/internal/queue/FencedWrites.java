@@ -96,10 +96,10 @@ public final class FencedWrites<S extends Enum<S>> {
         this.firstLoss = firstLoss;
         QueueDefinition<S> def = shape.def;
         this.managed = Set.of(
-                Assignments.lower(def.idColumn()),
-                Assignments.lower(def.stateColumn()),
-                Assignments.lower(def.leaseColumn()),
-                Assignments.lower(def.tokenColumn()));
+                Assignments.lower(def.columns().id()),
+                Assignments.lower(def.columns().state()),
+                Assignments.lower(def.columns().lease()),
+                Assignments.lower(def.columns().token()));
     }
 
     /**
@@ -286,7 +286,7 @@ public final class FencedWrites<S extends Enum<S>> {
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         newest.ifPresent(w -> binds.addAll(w.binds()));
         Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
-        SendDurability policy = shape.def.sendDurability();
+        SendDurability policy = shape.sendDurability();
         if (policy == SendDurability.OFF) {
             long sent = System.nanoTime(); // before the first attempt: a retry's commit starts later still
             LeaseResult<S> result = shape.engine
@@ -335,7 +335,7 @@ public final class FencedWrites<S extends Enum<S>> {
         if (!result.done()) {
             return new Marked<>(result, Optional.empty());
         }
-        Duration configured = shape.def.sendDurabilityWait();
+        Duration configured = shape.send.orElseThrow().durabilityWait();
         Duration left = Duration.ofNanos(Math.max(0, waitUntilNanos - System.nanoTime()));
         Duration wait = left.compareTo(configured) < 0 ? left : configured;
         return new Marked<>(result, MarkDurability.await(c, shape.dialect.diagnostics(), wait));
@@ -657,9 +657,9 @@ public final class FencedWrites<S extends Enum<S>> {
         try {
             read = shape.engine
                     .tx()
-                    .autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
-                        SchemaCheck.ColumnInfo col =
-                                new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
+                    .autocommit("read the width of " + shape.def.columns().error() + " in " + shape.table, c -> {
+                        SchemaCheck.ColumnInfo col = new SchemaCheck(c, shape.dialect, shape.table)
+                                .column(shape.def.columns().error());
                         return col == null || col.size() <= 0
                                 ? MAX_ERROR_LENGTH
                                 : Math.min(col.size(), MAX_ERROR_LENGTH);
@@ -881,7 +881,7 @@ public final class FencedWrites<S extends Enum<S>> {
         int count = Drain.update(c, update, binds);
         if (count > n) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
-                    + " ids: " + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+                    + " ids: " + shape.def.columns().id() + " is not unique (ClaimQueue.verify() reports this)");
         }
         Set<Object> ours = count < n ? new HashSet<>() : Set.of();
         if (count < n) {
@@ -943,7 +943,7 @@ public final class FencedWrites<S extends Enum<S>> {
     private LeaseResult<S> result(Prepared<S> p, int count) {
         if (count > 1) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + ": "
-                    + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+                    + shape.def.columns().id() + " is not unique (ClaimQueue.verify() reports this)");
         }
         return count == 1 ? new LeaseResult.Done<>(p.id(), p.resultState()) : new LeaseResult.LeaseLost<>(p.id());
     }

@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.Condition;
 import dev.baton.RetryPolicy;
+import dev.baton.SendDurability;
 import dev.baton.StateMachine;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -44,6 +46,8 @@ public final class QueueShape<S extends Enum<S>> {
     public final S processing;
     /** The dead state. */
     public final S dead;
+    /** The send protocol of a non-idempotent sink, or empty. */
+    public final Optional<SendProtocol<S>> send;
     /** The sending state of a non-idempotent sink, or null. */
     public final S sending;
     /** The unknown-outcome state of a non-idempotent sink, or null. */
@@ -133,37 +137,38 @@ public final class QueueShape<S extends Enum<S>> {
         Dialect d = engine.dialect();
         this.dialect = d;
         this.name = def.name();
-        this.table = def.table();
-        this.machine = def.machine();
-        this.claimable = def.claimable();
-        this.processing = def.processing();
-        this.dead = def.dead();
-        this.sending = def.sending();
-        this.unknown = def.unknown();
-        this.lease = def.lease();
-        this.sendTimeout = def.sendTimeout();
+        this.table = def.columns().table();
+        this.machine = def.states().machine();
+        this.claimable = def.states().claimable();
+        this.processing = def.states().processing();
+        this.dead = def.states().dead();
+        this.send = def.send();
+        this.sending = send.map(SendProtocol::sending).orElse(null);
+        this.unknown = send.map(SendProtocol::unknown).orElse(null);
+        this.lease = def.timing().lease();
         this.timing = new LeaseTiming(lease);
+        this.sendTimeout = send.map(SendProtocol::timeout).orElseGet(timing::defaultSendTimeout);
         this.margin = timing.margin();
-        this.retry = def.retry();
+        this.retry = def.timing().retry();
 
         this.qTable = Identifiers.quoteTable(d, table);
-        this.qId = Identifiers.quote(d, def.idColumn());
-        this.qState = Identifiers.quote(d, def.stateColumn());
-        this.qLease = Identifiers.quote(d, def.leaseColumn());
-        this.qToken = Identifiers.quote(d, def.tokenColumn());
-        this.qAttempts = Identifiers.quote(d, def.attemptsColumn());
-        this.qNext = Identifiers.quote(d, def.nextAttemptColumn());
-        this.qError = Identifiers.quote(d, def.errorColumn());
-        if (def.ageColumn() != null) {
-            Identifiers.quote(d, def.ageColumn()); // refused at build(), not at the first health()
+        this.qId = Identifiers.quote(d, def.columns().id());
+        this.qState = Identifiers.quote(d, def.columns().state());
+        this.qLease = Identifiers.quote(d, def.columns().lease());
+        this.qToken = Identifiers.quote(d, def.columns().token());
+        this.qAttempts = Identifiers.quote(d, def.columns().attempts());
+        this.qNext = Identifiers.quote(d, def.columns().nextAttempt());
+        this.qError = Identifiers.quote(d, def.columns().error());
+        if (def.columns().age() != null) {
+            Identifiers.quote(d, def.columns().age()); // refused at build(), not at the first health()
         }
 
-        if (def.orderKeyColumn() == null) {
+        if (def.shaping().orderKeyColumn() == null) {
             this.pickGuard = null;
         } else {
             String[] parts = Identifiers.splitTable(table);
             String self = Identifiers.quote(d, parts[parts.length - 1]);
-            String key = Identifiers.quote(d, def.orderKeyColumn());
+            String key = Identifiers.quote(d, def.shaping().orderKeyColumn());
             List<Object> blocking = new ArrayList<>();
             blocking.add(machine.code(claimable));
             blocking.add(machine.code(processing));
@@ -191,8 +196,8 @@ public final class QueueShape<S extends Enum<S>> {
         }
         List<Condition> where = new ArrayList<>();
         where.add(stateIs(claimable));
-        where.addAll(def.eligible());
-        where.add(Condition.due(def.nextAttemptColumn()));
+        where.addAll(def.claiming().eligible());
+        where.add(Condition.due(def.columns().nextAttempt()));
         // A row put back in the claimable state with its attempts used up (by a host's transition, or by the sweep or
         // release of an older version) is never handed out for attempt maxAttempts + 1: the claim
         // passes it over, and the expiry sweep moves it to the dead state (Sweeps.reclaimExpired). The test filters
@@ -206,7 +211,7 @@ public final class QueueShape<S extends Enum<S>> {
         // the primary key past every completed row (seen on PostgreSQL with stale statistics).
         List<String> order = new ArrayList<>();
         order.add(qState);
-        for (Condition c : def.eligible()) {
+        for (Condition c : def.claiming().eligible()) {
             if (c instanceof Condition.StateIn s && s.codes().size() == 1) {
                 order.add(Identifiers.quote(d, s.column()));
             } else if (c instanceof Condition.Equals e) {
@@ -218,7 +223,7 @@ public final class QueueShape<S extends Enum<S>> {
             order.add(Identifiers.quote(d, shaping.priorityColumn()) + " DESC");
         }
         int rankAt = order.size();
-        for (String o : def.orderBy()) {
+        for (String o : def.claiming().orderBy()) {
             String q = Identifiers.quote(d, o);
             if (!order.contains(q)) {
                 order.add(q);
@@ -264,7 +269,7 @@ public final class QueueShape<S extends Enum<S>> {
         List<String> ret = new ArrayList<>();
         ret.add(qId);
         ret.add(qAttempts);
-        for (String s : def.select()) {
+        for (String s : def.claiming().select()) {
             ret.add(Identifiers.quote(d, s));
         }
         this.returning = List.copyOf(ret);
@@ -283,7 +288,13 @@ public final class QueueShape<S extends Enum<S>> {
         this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
         this.epochs = new EpochWatch<>(this);
         // the queue's idle workers in this process wake after commits that make its rows eligible
-        engine.wakeups().queueBuilt(name, table, def.stateColumn(), claimable, def.eligible());
+        engine.wakeups()
+                .queueBuilt(
+                        name,
+                        table,
+                        def.columns().state(),
+                        claimable,
+                        def.claiming().eligible());
     }
 
     /** {@code state IN (states)}; the held states' guard is rendered once. */
@@ -295,9 +306,14 @@ public final class QueueShape<S extends Enum<S>> {
         return dialect.sql().stateIn(qState, codes);
     }
 
+    /** Whether a sending mark must be durable on a standby before the send: {@code OFF} without a send protocol. */
+    public SendDurability sendDurability() {
+        return send.map(SendProtocol::durability).orElse(SendDurability.OFF);
+    }
+
     /** A condition on the state column. */
     public Condition stateIs(S state) {
-        return new Condition.StateIn(def.stateColumn(), List.of(machine.code(state)), List.of(state));
+        return new Condition.StateIn(def.columns().state(), List.of(machine.code(state)), List.of(state));
     }
 
     /** {@code <database now> + d}. */

@@ -59,7 +59,7 @@ public final class UnknownStatements<S extends Enum<S>> {
             binds.add(afterId);
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         boolean utc = shape.dialect.sql().clockIsUtcWallClock();
         return shape.engine.tx().autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<UnknownRow> rows = new ArrayList<>();
