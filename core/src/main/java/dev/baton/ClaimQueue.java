@@ -9,6 +9,7 @@ import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.Inspection;
 import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.queue.QueueShape;
+import dev.baton.internal.queue.SendProtocol;
 import dev.baton.internal.queue.Settlements;
 import dev.baton.internal.queue.Sweeps;
 import dev.baton.internal.queue.UnknownStatements;
@@ -65,7 +66,7 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.claimer = new Claimer<>(
                 shape,
                 (id, token, attempt, values, start) -> new ClaimedRow<>(
-                        sh.name, id, token, attempt, values, start, sh.lease, sh.margin, sh.sendTimeout));
+                        sh.name, id, token, attempt, values, start, sh.lease, sh.margin, sh.sendTimeout()));
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
@@ -116,12 +117,12 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The sending state of a non-idempotent sink, or null. */
     public @Nullable S sendingState() {
-        return shape.sending;
+        return shape.send.map(SendProtocol::sending).orElse(null);
     }
 
     /** The unknown-outcome state of a non-idempotent sink, or null. */
     public @Nullable S unknownState() {
-        return shape.unknown;
+        return shape.send.map(SendProtocol::unknown).orElse(null);
     }
 
     /** The largest batch the dialect allows. */
@@ -312,7 +313,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      *     call, and a connection of its own could wait forever on a lock the caller holds
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             throw new ConfigurationException(
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
         }
@@ -366,7 +367,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */
     public Duration sendTimeout() {
-        return shape.sendTimeout;
+        return shape.sendTimeout();
     }
 
     /** Measures the queue (one query, database clock). It reads the whole table: see {@link #health(int)}. */

@@ -388,6 +388,7 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         machine.checkTransition(processing, claimable);
         machine.checkTransition(processing, dead);
         Duration send = sendTimeout != null ? sendTimeout : new LeaseTiming(lease).defaultSendTimeout();
+        Optional<SendProtocol<S>> protocol;
         if (sending == null) {
             if (sendDurability != SendDurability.OFF) {
                 throw new ConfigurationException("queue '" + name + "': sendDurability(" + sendDurability + ") needs"
@@ -397,11 +398,13 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 throw new ConfigurationException("queue '" + name + "' sets sendTimeout but has no"
                         + " nonIdempotentSink(...): only a non-idempotent sink's sends are timed");
             }
+            protocol = Optional.empty();
         } else {
             machine.checkTransition(processing, sending);
             machine.checkTransition(sending, unknown);
             machine.checkTransition(sending, dead);
             checkUnknownExits();
+            protocol = Optional.of(new SendProtocol<>(sending, unknown, send, sendDurability, sendDurabilityWait));
         }
         if (send.multipliedBy(2).compareTo(lease) >= 0) {
             throw new ConfigurationException("sendTimeout " + send + " of queue '" + name + "' must be below half the"
@@ -450,9 +453,6 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
                 new QueueDefinition.Claiming(eligible, orderBy.isEmpty() ? List.of(idColumn) : orderBy, select);
         QueueDefinition.Shaping shaping = new QueueDefinition.Shaping(
                 keyLimitColumn, keyLimit, orderKeyColumn, groupColumn, groupWeights, priorityColumn, rateLimit);
-        Optional<SendProtocol<S>> protocol = sending == null
-                ? Optional.empty()
-                : Optional.of(new SendProtocol<>(sending, unknown, send, sendDurability, sendDurabilityWait));
         return new ClaimQueue<>(new QueueDefinition<>(
                 engine, name, columns, states, claiming, new QueueDefinition.Timing(lease, retry), shaping, protocol));
     }

@@ -33,7 +33,7 @@ public final class BlockedKeyStatements<S extends Enum<S>> {
             this.list = this.listAfter = this.fromBlocking = null;
             return;
         }
-        List<S> holding = shape.unknown == null ? List.of(shape.dead) : List.of(shape.dead, shape.unknown);
+        List<S> holding = shape.send.map(p -> List.of(shape.dead, p.unknown())).orElse(List.of(shape.dead));
         List<Object> codes = new ArrayList<>();
         for (S s : holding) {
             codes.add(shape.machine.code(s));

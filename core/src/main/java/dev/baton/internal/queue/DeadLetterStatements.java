@@ -65,11 +65,11 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         this.requeue =
                 "UPDATE " + shape.qTable + " SET " + freshStart() + " WHERE " + shape.qId + " = ? AND " + isDead.sql();
         // only a queue with a non-idempotent sink stores rows that may have been sent
-        this.notMaybeSent = shape.sending == null
-                ? null
-                : new SqlFragment(
+        this.notMaybeSent = shape.send
+                .map(p -> new SqlFragment(
                         "(" + shape.qError + " IS NULL OR " + shape.qError + " NOT LIKE ?)",
-                        List.of(DeadRow.MAY_HAVE_BEEN_SENT + "%"));
+                        List.of(DeadRow.MAY_HAVE_BEEN_SENT + "%")))
+                .orElse(null);
         this.requeueUnlessSent = notMaybeSent == null ? requeue : requeue + " AND " + notMaybeSent.sql();
         this.requeueBinds = List.of(shape.machine.code(shape.claimable));
         this.readState = "SELECT " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId + " = ?";

@@ -219,7 +219,7 @@ public final class FencedWrites<S extends Enum<S>> {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
             // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
-            String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
+            String prefix = shape.send.isPresent() ? DeadRow.MAY_HAVE_BEEN_SENT : "";
             Prepared<S> dead = deadLetter(
                     d.row(),
                     prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage(),
@@ -271,6 +271,7 @@ public final class FencedWrites<S extends Enum<S>> {
      * by {@code waitUntilNanos} ({@link System#nanoTime()}) at the latest, so that the send keeps its time.
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row, long waitUntilNanos) {
+        SendProtocol<S> send = shape.send.orElseThrow();
         // once this process has seen a newer writer, the mark cannot land on an old primary that still takes writes
         Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
@@ -280,13 +281,13 @@ public final class FencedWrites<S extends Enum<S>> {
                         + shape.in(List.of(shape.processing)).sql()
                         + newest.map(w -> " AND " + w.sql()).orElse(""));
         List<Object> binds = new ArrayList<>();
-        binds.add(shape.machine.code(shape.sending));
+        binds.add(shape.machine.code(send.sending()));
         binds.add(row.id());
         binds.add(row.token());
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         newest.ifPresent(w -> binds.addAll(w.binds()));
-        Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
-        SendDurability policy = shape.sendDurability();
+        Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), send.sending());
+        SendDurability policy = send.durability();
         if (policy == SendDurability.OFF) {
             long sent = System.nanoTime(); // before the first attempt: a retry's commit starts later still
             LeaseResult<S> result = shape.engine
@@ -347,7 +348,7 @@ public final class FencedWrites<S extends Enum<S>> {
      */
     public LeaseResult<S> resolveUnknown(Object id, S target, Outcome<S> completion) {
         Assignments extra = completion == null ? Assignments.NONE : assignments.apply(completion);
-        List<S> unknown = List.of(shape.unknown);
+        List<S> unknown = List.of(shape.send.orElseThrow().unknown());
         // the token is cleared: a stale worker still holding it must not read this row as one it wrote
         String update = setSql(
                 "resolve",
@@ -390,17 +391,18 @@ public final class FencedWrites<S extends Enum<S>> {
 
     /** Moves a row in the unknown state to the dead state with {@code error}; guarded by the unknown state. */
     public LeaseResult<S> resolveUnknownDead(Object id, String error) {
+        SqlFragment unknown = shape.in(List.of(shape.send.orElseThrow().unknown()));
         String update = sql.computeIfAbsent(
                 "resolve-dead",
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                         + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND "
-                        + shape.in(List.of(shape.unknown)).sql());
+                        + unknown.sql());
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.dead));
         // the reconciler could not tell: maybe sent
         binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + (error == null ? "given up, no reason given" : error)));
         binds.add(id);
-        binds.addAll(shape.in(List.of(shape.unknown)).binds());
+        binds.addAll(unknown.binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
         return shape.engine
                 .tx()
@@ -447,9 +449,8 @@ public final class FencedWrites<S extends Enum<S>> {
         switch (outcome.kind()) {
             case COMPLETE -> {
                 S target = outcome.target();
-                shape.machine.checkTransition(shape.processing, target);
-                if (shape.sending != null) {
-                    shape.machine.checkTransition(shape.sending, target);
+                for (S held : shape.held) {
+                    shape.machine.checkTransition(held, target);
                 }
                 Assignments extra = assignments.apply(outcome);
                 String update = setSql("complete", extra, fence(newest));
@@ -484,10 +485,10 @@ public final class FencedWrites<S extends Enum<S>> {
                 return deadLetter(row, outcome.error(), newest);
             }
             case UNKNOWN -> {
-                if (shape.unknown == null) {
-                    throw new ConfigurationException(
-                            "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)");
-                }
+                S unknown = shape.send
+                        .orElseThrow(() -> new ConfigurationException(
+                                "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)"))
+                        .unknown();
                 // the handler failed after the mark: what it started may still reach the sink within the send timeout,
                 // so the row waits that long (and the margin) before a reconciler is asked (Sweeps.unknownRows)
                 String update = sql.computeIfAbsent(
@@ -496,9 +497,9 @@ public final class FencedWrites<S extends Enum<S>> {
                                 + shape.nowPlus(Sweeps.quarantine(shape)) + ", " + shape.qError + " = ?"
                                 + fence(newest));
                 List<Object> binds = new ArrayList<>();
-                binds.add(shape.machine.code(shape.unknown));
+                binds.add(shape.machine.code(unknown));
                 binds.add(truncate(outcome.error()));
-                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), shape.unknown);
+                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), unknown);
             }
             case RELEASE -> {
                 // Only a row still PROCESSING goes back: a SENDING row's irreversible call may be under way, so it
@@ -528,14 +529,14 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     private Prepared<S> deadLetter(ClaimedRow<S> row, String error, Optional<SqlFragment> newest) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             return withError("dead", shape.dead, row, error, newest);
         }
         // A row that dies while sending (the handler's own dead letter, a completion the machine forbids, a retry
         // past its attempts) may have reached the sink, whatever the reason: it keeps the maybe-sent mark, so that a
         // requeue does not send it blindly. The error is assigned before the state, which MySQL and MariaDB assign
         // left to right: the CASE must see the held state.
-        SqlFragment sending = shape.in(List.of(shape.sending));
+        SqlFragment sending = shape.in(List.of(shape.send.get().sending()));
         String update = sql.computeIfAbsent(
                 variant("dead-after-send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qError + " = CASE WHEN " + sending.sql()
@@ -811,9 +812,8 @@ public final class FencedWrites<S extends Enum<S>> {
                 m.add(decisions.get(i));
             }
             S target = m.get(0).outcome().target();
-            shape.machine.checkTransition(shape.processing, target);
-            if (shape.sending != null) {
-                shape.machine.checkTransition(shape.sending, target);
+            for (S held : shape.held) {
+                shape.machine.checkTransition(held, target);
             }
             members.add(m);
         }

@@ -66,7 +66,8 @@ public final class Inspection<S extends Enum<S>> {
         SqlFragment isClaimable = shape.in(List.of(shape.claimable));
         SqlFragment isProcessing = shape.in(List.of(shape.processing));
         SqlFragment isDead = shape.in(List.of(shape.dead));
-        SqlFragment isUnknown = shape.unknown == null ? SqlFragment.of("1=0") : shape.in(List.of(shape.unknown));
+        SqlFragment isUnknown =
+                shape.send.map(p -> shape.in(List.of(p.unknown()))).orElse(SqlFragment.of("1=0"));
         String age = ageColumn == null
                 ? "NULL"
                 : "MIN(CASE WHEN " + eligibleNow.sql() + " THEN " + Identifiers.quote(d, ageColumn) + " END)";
@@ -215,8 +216,9 @@ public final class Inspection<S extends Enum<S>> {
                             limit);
                     long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
                     long unknown = 0;
-                    if (shape.unknown != null) {
-                        SqlFragment isUnknown = shape.in(List.of(shape.unknown));
+                    if (shape.send.isPresent()) {
+                        SqlFragment isUnknown =
+                                shape.in(List.of(shape.send.get().unknown()));
                         unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
                     }
                     Duration age = null;
@@ -313,7 +315,7 @@ public final class Inspection<S extends Enum<S>> {
      * column too narrow for it would lose the mark, and a requeue would send the row again.
      */
     private void requireRoomForTheMaybeSentMark(SchemaCheck check) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             return;
         }
         SchemaCheck.ColumnInfo error = check.column(shape.def.columns().error());
@@ -426,10 +428,8 @@ public final class Inspection<S extends Enum<S>> {
             base = base.substring(0, d.traits().maxIdentifierLength());
         }
         // the partial form covers the processing state too, so the expiry sweep has an index as well
-        List<S> active = new ArrayList<>(List.of(shape.claimable, shape.processing));
-        if (shape.sending != null) {
-            active.add(shape.sending);
-        }
+        List<S> active = new ArrayList<>(List.of(shape.claimable));
+        active.addAll(shape.held);
         List<String> key = new ArrayList<>();
         for (String c : shape.indexOrder) {
             key.add(c.endsWith(" DESC") ? c.substring(0, c.length() - " DESC".length()) : c);

@@ -48,14 +48,10 @@ public final class QueueShape<S extends Enum<S>> {
     public final S dead;
     /** The send protocol of a non-idempotent sink, or empty. */
     public final Optional<SendProtocol<S>> send;
-    /** The sending state of a non-idempotent sink, or null. */
-    public final S sending;
-    /** The unknown-outcome state of a non-idempotent sink, or null. */
-    public final S unknown;
     /** The lease a claim stamps. */
     public final Duration lease;
-    /** The longest a send of a non-idempotent sink may take. */
-    public final Duration sendTimeout;
+    /** The longest a send may take: the send protocol's, else the lease's default. */
+    private final Duration sendTimeout;
     /** The lease and the durations derived from it. */
     public final LeaseTiming timing;
     /** {@link LeaseTiming#margin()}. */
@@ -143,8 +139,6 @@ public final class QueueShape<S extends Enum<S>> {
         this.processing = def.states().processing();
         this.dead = def.states().dead();
         this.send = def.send();
-        this.sending = send.map(SendProtocol::sending).orElse(null);
-        this.unknown = send.map(SendProtocol::unknown).orElse(null);
         this.lease = def.timing().lease();
         this.timing = new LeaseTiming(lease);
         this.sendTimeout = send.map(SendProtocol::timeout).orElseGet(timing::defaultSendTimeout);
@@ -172,10 +166,10 @@ public final class QueueShape<S extends Enum<S>> {
             List<Object> blocking = new ArrayList<>();
             blocking.add(machine.code(claimable));
             blocking.add(machine.code(processing));
-            if (sending != null) {
-                blocking.add(machine.code(sending));
-                blocking.add(machine.code(unknown));
-            }
+            send.ifPresent(p -> {
+                blocking.add(machine.code(p.sending()));
+                blocking.add(machine.code(p.unknown()));
+            });
             // A dead row keeps holding its key until it is requeued or deleted: otherwise the next row of the key is
             // delivered, and a requeue then delivers the older one after it (a refund before its capture).
             blocking.add(machine.code(dead));
@@ -281,7 +275,7 @@ public final class QueueShape<S extends Enum<S>> {
         before.addAll(ret.subList(2, ret.size()));
         boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
         this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
-        this.held = sending == null ? List.of(processing) : List.of(processing, sending);
+        this.held = send.map(p -> List.of(processing, p.sending())).orElse(List.of(processing));
         SqlFragment heldIn = in(held);
         this.heldGuard = heldIn.sql();
         this.heldBinds = heldIn.binds();
@@ -304,6 +298,11 @@ public final class QueueShape<S extends Enum<S>> {
             codes.add(machine.code(s));
         }
         return dialect.sql().stateIn(qState, codes);
+    }
+
+    /** The longest a send may take ({@link SendProtocol#timeout()}; without a send protocol, the lease's default). */
+    public Duration sendTimeout() {
+        return sendTimeout;
     }
 
     /** Whether a sending mark must be durable on a standby before the send: {@code OFF} without a send protocol. */
@@ -378,8 +377,7 @@ public final class QueueShape<S extends Enum<S>> {
             filters.add(place + " <= " + (long) RANK_WINDOW * batch);
         }
         if (key != null) {
-            List<S> heldStates = sending == null ? List.of(processing) : List.of(processing, sending);
-            SqlFragment isHeld = in(heldStates);
+            SqlFragment isHeld = in(held);
             sql.append(" LEFT JOIN (SELECT ")
                     .append(key)
                     .append(" AS baton_key, COUNT(*) AS baton_held FROM ")

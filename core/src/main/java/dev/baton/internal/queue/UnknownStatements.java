@@ -28,12 +28,12 @@ public final class UnknownStatements<S extends Enum<S>> {
     /** The reads of the queue of {@code shape}; a queue without an unknown state has none (its lists are empty). */
     public UnknownStatements(QueueShape<S> shape) {
         this.shape = shape;
-        if (shape.unknown == null) {
+        if (shape.send.isEmpty()) {
             this.isUnknown = null;
             this.list = this.listAfter = this.fromUnknown = null;
             return;
         }
-        this.isUnknown = shape.in(List.of(shape.unknown));
+        this.isUnknown = shape.in(List.of(shape.send.get().unknown()));
         List<String> columns = new ArrayList<>(List.of(
                 shape.qId,
                 shape.qAttempts,
