@@ -66,7 +66,15 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.claimer = new Claimer<>(
                 shape,
                 (id, token, attempt, values, start) -> new ClaimedRow<>(
-                        sh.name, id, token, attempt, values, start, sh.lease, sh.margin, sh.sendTimeout()));
+                        sh.name,
+                        id,
+                        token,
+                        attempt,
+                        values,
+                        start,
+                        sh.timing.lease(),
+                        sh.timing.margin(),
+                        sh.sendTimeout()));
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
@@ -92,7 +100,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The lease a claim stamps. */
     public Duration lease() {
-        return shape.lease;
+        return shape.timing.lease();
     }
 
     /** The retry policy: backoff between attempts and the number of attempts before the dead state. */

@@ -214,8 +214,8 @@ public final class Claimer<S extends Enum<S>, R> {
     /** What the dialect renders a claim of {@code n} rows from. */
     public BatchUpdateSpec spec(int n) {
         SqlFragment set = new SqlFragment(
-                shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.lease) + ", " + shape.qToken
-                        + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
+                shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.timing.lease()) + ", "
+                        + shape.qToken + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
                 List.of(ClaimArgs.PROCESSING_CODE, ClaimArgs.TOKEN));
         BatchUpdateSpec.Builder spec = BatchUpdateSpec.builder(shape.qTable, shape.qId)
                 .where(shape.claimWhere)

@@ -251,7 +251,7 @@ public final class FencedWrites<S extends Enum<S>> {
         Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
                 variant("heartbeat", newest),
-                k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.lease)
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.timing.lease())
                         + fence(newest));
         List<Prepared<S>> prepared = new ArrayList<>(rows.size());
         for (ClaimedRow<S> r : rows) {
@@ -277,7 +277,8 @@ public final class FencedWrites<S extends Enum<S>> {
         String update = sql.computeIfAbsent(
                 variant("send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
-                        + shape.nowPlus(shape.lease) + " WHERE " + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
+                        + shape.nowPlus(shape.timing.lease()) + " WHERE " + shape.qId + " = ? AND " + shape.qToken
+                        + " = ? AND "
                         + shape.in(List.of(shape.processing)).sql()
                         + newest.map(w -> " AND " + w.sql()).orElse(""));
         List<Object> binds = new ArrayList<>();
@@ -348,18 +349,14 @@ public final class FencedWrites<S extends Enum<S>> {
      */
     public LeaseResult<S> resolveUnknown(Object id, S target, Outcome<S> completion) {
         Assignments extra = completion == null ? Assignments.NONE : assignments.apply(completion);
-        List<S> unknown = List.of(shape.send.orElseThrow().unknown());
+        SqlFragment unknown = shape.unknownIn();
         // the token is cleared: a stale worker still holding it must not read this row as one it wrote
-        String update = setSql(
-                "resolve",
-                extra,
-                " WHERE " + shape.qId + " = ? AND " + shape.in(unknown).sql(),
-                true);
+        String update = setSql("resolve", extra, " WHERE " + shape.qId + " = ? AND " + unknown.sql(), true);
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(target));
         extra.addValues(binds);
         binds.add(id);
-        binds.addAll(shape.in(unknown).binds());
+        binds.addAll(unknown.binds());
         String operation = "resolve unknown send in queue '" + shape.name + "'";
         long sent = System.nanoTime();
         LeaseResult<S> result = shape.engine
@@ -391,7 +388,7 @@ public final class FencedWrites<S extends Enum<S>> {
 
     /** Moves a row in the unknown state to the dead state with {@code error}; guarded by the unknown state. */
     public LeaseResult<S> resolveUnknownDead(Object id, String error) {
-        SqlFragment unknown = shape.in(List.of(shape.send.orElseThrow().unknown()));
+        SqlFragment unknown = shape.unknownIn();
         String update = sql.computeIfAbsent(
                 "resolve-dead",
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
@@ -570,7 +567,7 @@ public final class FencedWrites<S extends Enum<S>> {
     private List<Object> fenced(ClaimedRow<S> row, List<Object> leading, Optional<SqlFragment> newest) {
         leading.add(row.id());
         leading.add(row.token());
-        leading.addAll(shape.heldBinds);
+        leading.addAll(shape.heldIn.binds());
         newest.ifPresent(w -> leading.addAll(w.binds()));
         return leading;
     }
@@ -728,7 +725,7 @@ public final class FencedWrites<S extends Enum<S>> {
             // within the binds one statement may carry: the id list, and an id and a value per row and column
             int perRow = 1 + 2 * values;
             int chunk = Math.max(
-                    1, (MAX_BINDS - 2 - shape.heldBinds.size() - (shape.epochs.guardsWriter() ? 1 : 0)) / perRow);
+                    1, (MAX_BINDS - 2 - shape.heldIn.binds().size() - (shape.epochs.guardsWriter() ? 1 : 0)) / perRow);
             for (int from = 0; from < g.size(); from += chunk) {
                 out.add(g.subList(from, Math.min(g.size(), from + chunk)));
             }
@@ -857,7 +854,7 @@ public final class FencedWrites<S extends Enum<S>> {
                     .append(" WHERE ")
                     .append(idsAndToken(n))
                     .append(" AND ")
-                    .append(shape.heldGuard)
+                    .append(shape.heldIn.sql())
                     .append(newest.map(w -> " AND " + w.sql()).orElse(""))
                     .toString());
         }
@@ -865,7 +862,8 @@ public final class FencedWrites<S extends Enum<S>> {
         for (Decision<S> d : decisions) {
             ids.add(d.row().id());
         }
-        List<Object> binds = new ArrayList<>(n * (1 + 2 * columns.valueCount()) + 2 + shape.heldBinds.size());
+        List<Object> binds = new ArrayList<>(
+                n * (1 + 2 * columns.valueCount()) + 2 + shape.heldIn.binds().size());
         binds.add(shape.machine.code(target));
         if (columns.valueCount() > 0) {
             List<Assignments> perRow = new ArrayList<>(n);
@@ -876,7 +874,7 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         binds.addAll(ids);
         binds.add(token);
-        binds.addAll(shape.heldBinds);
+        binds.addAll(shape.heldIn.binds());
         newest.ifPresent(w -> binds.addAll(w.binds()));
         int count = Drain.update(c, update, binds);
         if (count > n) {

@@ -66,8 +66,7 @@ public final class Inspection<S extends Enum<S>> {
         SqlFragment isClaimable = shape.in(List.of(shape.claimable));
         SqlFragment isProcessing = shape.in(List.of(shape.processing));
         SqlFragment isDead = shape.in(List.of(shape.dead));
-        SqlFragment isUnknown =
-                shape.send.map(p -> shape.in(List.of(p.unknown()))).orElse(SqlFragment.of("1=0"));
+        SqlFragment isUnknown = shape.send.isPresent() ? shape.unknownIn() : SqlFragment.of("1=0");
         String age = ageColumn == null
                 ? "NULL"
                 : "MIN(CASE WHEN " + eligibleNow.sql() + " THEN " + Identifiers.quote(d, ageColumn) + " END)";
@@ -217,8 +216,7 @@ public final class Inspection<S extends Enum<S>> {
                     long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
                     long unknown = 0;
                     if (shape.send.isPresent()) {
-                        SqlFragment isUnknown =
-                                shape.in(List.of(shape.send.get().unknown()));
+                        SqlFragment isUnknown = shape.unknownIn();
                         unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
                     }
                     Duration age = null;

@@ -48,14 +48,10 @@ public final class QueueShape<S extends Enum<S>> {
     public final S dead;
     /** The send protocol of a non-idempotent sink, or empty. */
     public final Optional<SendProtocol<S>> send;
-    /** The lease a claim stamps. */
-    public final Duration lease;
     /** The longest a send may take: the send protocol's, else the lease's default. */
     private final Duration sendTimeout;
     /** The lease and the durations derived from it. */
     public final LeaseTiming timing;
-    /** {@link LeaseTiming#margin()}. */
-    public final Duration margin;
     /** Backoff and attempts. */
     public final RetryPolicy retry;
 
@@ -116,10 +112,8 @@ public final class QueueShape<S extends Enum<S>> {
 
     /** The states a claim holds a row in: processing (and sending). */
     public final List<S> held;
-    /** {@code state IN (held)}. */
-    public final String heldGuard;
-    /** The binds of {@link #heldGuard}. */
-    public final List<Object> heldBinds;
+    /** {@code state IN (held)}, with its binds. */
+    public final SqlFragment heldIn;
     /** {@code  WHERE id = ? AND token = ? AND state IN (held)}: the fence of every write under a claim. */
     public final String fence;
 
@@ -139,10 +133,8 @@ public final class QueueShape<S extends Enum<S>> {
         this.processing = def.states().processing();
         this.dead = def.states().dead();
         this.send = def.send();
-        this.lease = def.timing().lease();
-        this.timing = new LeaseTiming(lease);
+        this.timing = new LeaseTiming(def.timing().lease());
         this.sendTimeout = send.map(SendProtocol::timeout).orElseGet(timing::defaultSendTimeout);
-        this.margin = timing.margin();
         this.retry = def.timing().retry();
 
         this.qTable = Identifiers.quoteTable(d, table);
@@ -276,10 +268,8 @@ public final class QueueShape<S extends Enum<S>> {
         boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
         this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
         this.held = send.map(p -> List.of(processing, p.sending())).orElse(List.of(processing));
-        SqlFragment heldIn = in(held);
-        this.heldGuard = heldIn.sql();
-        this.heldBinds = heldIn.binds();
-        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
+        this.heldIn = in(held);
+        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldIn.sql();
         this.epochs = new EpochWatch<>(this);
         // the queue's idle workers in this process wake after commits that make its rows eligible
         engine.wakeups()
@@ -308,6 +298,11 @@ public final class QueueShape<S extends Enum<S>> {
     /** Whether a sending mark must be durable on a standby before the send: {@code OFF} without a send protocol. */
     public SendDurability sendDurability() {
         return send.map(SendProtocol::durability).orElse(SendDurability.OFF);
+    }
+
+    /** {@code state IN (unknown)}: the guard of a send whose outcome is not known; only for a queue with a send protocol. */
+    public SqlFragment unknownIn() {
+        return in(List.of(send.orElseThrow().unknown()));
     }
 
     /** A condition on the state column. */

@@ -181,7 +181,7 @@ public final class Sweeps<S extends Enum<S>> {
 
     /** What an unknown send waits after its lease before a reconciler may look: the send timeout plus the margin. */
     public static Duration quarantine(QueueShape<?> shape) {
-        return shape.sendTimeout().plus(shape.margin);
+        return shape.sendTimeout().plus(shape.timing.margin());
     }
 
     /**
@@ -294,7 +294,7 @@ public final class Sweeps<S extends Enum<S>> {
      */
     public boolean deadLetterIfExhausted(Object id) {
         int max = shape.retry.maxAttempts();
-        SqlFragment unknown = shape.in(List.of(shape.send.orElseThrow().unknown()));
+        SqlFragment unknown = shape.unknownIn();
         String update = "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                 + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND " + unknown.sql()
                 + " AND " + shape.qAttempts + " >= ?";
@@ -334,7 +334,7 @@ public final class Sweeps<S extends Enum<S>> {
         if (shape.send.isEmpty()) {
             return List.of();
         }
-        SqlFragment unknown = shape.in(List.of(shape.send.get().unknown()));
+        SqlFragment unknown = shape.unknownIn();
         String sql = "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + unknown.sql() + " AND ("
                 + shape.qLease + " IS NULL OR " + shape.qLease + " < "
                 + shape.dialect.sql().currentTimestamp() + ")"

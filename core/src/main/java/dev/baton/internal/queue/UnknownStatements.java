@@ -33,7 +33,7 @@ public final class UnknownStatements<S extends Enum<S>> {
             this.list = this.listAfter = this.fromUnknown = null;
             return;
         }
-        this.isUnknown = shape.in(List.of(shape.send.get().unknown()));
+        this.isUnknown = shape.unknownIn();
         List<String> columns = new ArrayList<>(List.of(
                 shape.qId,
                 shape.qAttempts,
