@@ -9,6 +9,7 @@ import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.Inspection;
 import dev.baton.internal.queue.QueueDefinition;
 import dev.baton.internal.queue.QueueShape;
+import dev.baton.internal.queue.SendProtocol;
 import dev.baton.internal.queue.Settlements;
 import dev.baton.internal.queue.Sweeps;
 import dev.baton.internal.queue.UnknownStatements;
@@ -65,7 +66,15 @@ public final class ClaimQueue<S extends Enum<S>> {
         this.claimer = new Claimer<>(
                 shape,
                 (id, token, attempt, values, start) -> new ClaimedRow<>(
-                        sh.name, id, token, attempt, values, start, sh.lease, sh.margin, sh.sendTimeout));
+                        sh.name,
+                        id,
+                        token,
+                        attempt,
+                        values,
+                        start,
+                        sh.timing.lease(),
+                        sh.timing.margin(),
+                        sh.sendTimeout()));
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
         this.inspection = new Inspection<>(shape, claimer);
@@ -91,7 +100,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The lease a claim stamps. */
     public Duration lease() {
-        return shape.lease;
+        return shape.timing.lease();
     }
 
     /** The retry policy: backoff between attempts and the number of attempts before the dead state. */
@@ -116,12 +125,12 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** The sending state of a non-idempotent sink, or null. */
     public @Nullable S sendingState() {
-        return shape.sending;
+        return shape.send.map(SendProtocol::sending).orElse(null);
     }
 
     /** The unknown-outcome state of a non-idempotent sink, or null. */
     public @Nullable S unknownState() {
-        return shape.unknown;
+        return shape.send.map(SendProtocol::unknown).orElse(null);
     }
 
     /** The largest batch the dialect allows. */
@@ -312,7 +321,7 @@ public final class ClaimQueue<S extends Enum<S>> {
      *     call, and a connection of its own could wait forever on a lock the caller holds
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             throw new ConfigurationException(
                     "queue '" + shape.name + "' has no sending state (Builder.nonIdempotentSink)");
         }
@@ -361,12 +370,12 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     /** Whether a SENDING mark must be durable on a standby before the send ({@link ClaimQueueBuilder#sendDurability}). */
     public SendDurability sendDurability() {
-        return shape.def.sendDurability();
+        return shape.sendDurability();
     }
 
     /** The longest a send may take ({@link ClaimQueueBuilder#sendTimeout}). */
     public Duration sendTimeout() {
-        return shape.sendTimeout;
+        return shape.sendTimeout();
     }
 
     /** Measures the queue (one query, database clock). It reads the whole table: see {@link #health(int)}. */
@@ -467,7 +476,7 @@ public final class ClaimQueue<S extends Enum<S>> {
 
     @Override
     public String toString() {
-        return "ClaimQueue[" + shape.name + " on " + shape.table + "." + shape.def.stateColumn() + " " + shape.claimable
-                + " -> " + shape.processing + "]";
+        return "ClaimQueue[" + shape.name + " on " + shape.table + "."
+                + shape.def.columns().state() + " " + shape.claimable + " -> " + shape.processing + "]";
     }
 }

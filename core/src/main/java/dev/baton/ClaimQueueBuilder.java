@@ -2,7 +2,10 @@ package dev.baton;
 
 import dev.baton.internal.Engine;
 import dev.baton.internal.queue.LeaseTiming;
+import dev.baton.internal.queue.QueueColumns;
 import dev.baton.internal.queue.QueueDefinition;
+import dev.baton.internal.queue.QueueStates;
+import dev.baton.internal.queue.SendProtocol;
 import dev.baton.internal.values.Identifiers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -383,20 +387,24 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
         machine.checkTransition(claimable, processing);
         machine.checkTransition(processing, claimable);
         machine.checkTransition(processing, dead);
-        if (sending == null && sendDurability != SendDurability.OFF) {
-            throw new ConfigurationException("queue '" + name + "': sendDurability(" + sendDurability + ") needs"
-                    + " nonIdempotentSink(sending, unknown)");
-        }
-        if (sending != null) {
+        Duration send = sendTimeout != null ? sendTimeout : new LeaseTiming(lease).defaultSendTimeout();
+        Optional<SendProtocol<S>> protocol;
+        if (sending == null) {
+            if (sendDurability != SendDurability.OFF) {
+                throw new ConfigurationException("queue '" + name + "': sendDurability(" + sendDurability + ") needs"
+                        + " nonIdempotentSink(sending, unknown)");
+            }
+            if (sendTimeout != null) {
+                throw new ConfigurationException("queue '" + name + "' sets sendTimeout but has no"
+                        + " nonIdempotentSink(...): only a non-idempotent sink's sends are timed");
+            }
+            protocol = Optional.empty();
+        } else {
             machine.checkTransition(processing, sending);
             machine.checkTransition(sending, unknown);
             machine.checkTransition(sending, dead);
             checkUnknownExits();
-        }
-        Duration send = sendTimeout != null ? sendTimeout : new LeaseTiming(lease).defaultSendTimeout();
-        if (sendTimeout != null && sending == null) {
-            throw new ConfigurationException("queue '" + name + "' sets sendTimeout but has no nonIdempotentSink(...):"
-                    + " only a non-idempotent sink's sends are timed");
+            protocol = Optional.of(new SendProtocol<>(sending, unknown, send, sendDurability, sendDurabilityWait));
         }
         if (send.multipliedBy(2).compareTo(lease) >= 0) {
             throw new ConfigurationException("sendTimeout " + send + " of queue '" + name + "' must be below half the"
@@ -430,34 +438,22 @@ public final class ClaimQueueBuilder<S extends Enum<S>> {
             throw new ConfigurationException(
                     "queue '" + name + "': claimable, processing and dead states must" + " differ");
         }
-        return new ClaimQueue<>(new QueueDefinition<>(
-                engine,
-                name,
+        QueueColumns columns = new QueueColumns(
                 table,
                 idColumn,
                 stateColumn,
-                machine,
-                claimable,
-                processing,
-                dead,
-                sending,
-                unknown,
-                eligible,
-                orderBy,
-                select,
-                lease,
-                send,
-                retry,
                 leaseColumn,
                 tokenColumn,
                 attemptsColumn,
                 nextAttemptColumn,
                 errorColumn,
-                ageColumn,
-                orderKeyColumn,
-                new QueueDefinition.Shaping(
-                        keyLimitColumn, keyLimit, groupColumn, groupWeights, priorityColumn, rateLimit),
-                sendDurability,
-                sendDurabilityWait));
+                ageColumn);
+        QueueStates<S> states = new QueueStates<>(machine, claimable, processing, dead);
+        QueueDefinition.Claiming claiming =
+                new QueueDefinition.Claiming(eligible, orderBy.isEmpty() ? List.of(idColumn) : orderBy, select);
+        QueueDefinition.Shaping shaping = new QueueDefinition.Shaping(
+                keyLimitColumn, keyLimit, orderKeyColumn, groupColumn, groupWeights, priorityColumn, rateLimit);
+        return new ClaimQueue<>(new QueueDefinition<>(
+                engine, name, columns, states, claiming, new QueueDefinition.Timing(lease, retry), shaping, protocol));
     }
 }

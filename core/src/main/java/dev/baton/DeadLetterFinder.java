@@ -38,9 +38,9 @@ final class DeadLetterFinder<S extends Enum<S>> {
     DeadLetterFinder(QueueShape<S> shape) {
         this.shape = shape;
         this.isDead = shape.in(List.of(shape.dead));
-        this.qKey = shape.def.orderKeyColumn() == null
+        this.qKey = shape.def.shaping().orderKeyColumn() == null
                 ? null
-                : Identifiers.quote(shape.dialect, shape.def.orderKeyColumn());
+                : Identifiers.quote(shape.dialect, shape.def.shaping().orderKeyColumn());
         List<String> cols = new ArrayList<>(List.of(shape.qId, shape.qAttempts, shape.qError));
         cols.addAll(shape.returning.subList(2, shape.returning.size()));
         this.columns = String.join(", ", cols);
@@ -48,11 +48,11 @@ final class DeadLetterFinder<S extends Enum<S>> {
 
     List<String> columnNames() {
         return java.util.stream.Stream.of(
-                        shape.def.idColumn(),
-                        shape.def.stateColumn(),
-                        shape.def.attemptsColumn(),
-                        shape.def.nextAttemptColumn(),
-                        shape.def.errorColumn())
+                        shape.def.columns().id(),
+                        shape.def.columns().state(),
+                        shape.def.columns().attempts(),
+                        shape.def.columns().nextAttempt(),
+                        shape.def.columns().error())
                 .map(n -> n.toLowerCase(Locale.ROOT))
                 .toList();
     }
@@ -127,7 +127,7 @@ final class DeadLetterFinder<S extends Enum<S>> {
     DeadRowPage find(DeadLetterQuery q, @Nullable Object after, int limit) {
         AdminPages.checkPage(limit, shape.name);
         String time = timeColumn(q);
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         return shape.engine.reader().tx().autocommit("find dead rows in queue '" + shape.name + "'", c -> {
             Where where = indexed(c, q, after);
             if (!q.scans()) {

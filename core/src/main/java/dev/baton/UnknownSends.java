@@ -4,6 +4,7 @@ import dev.baton.internal.AdminAudit;
 import dev.baton.internal.queue.AdminPages;
 import dev.baton.internal.queue.FencedWrites;
 import dev.baton.internal.queue.QueueShape;
+import dev.baton.internal.queue.SendProtocol;
 import dev.baton.internal.queue.Sweeps;
 import dev.baton.internal.queue.UnknownStatements;
 import dev.baton.internal.values.TypedValues;
@@ -162,16 +163,16 @@ public final class UnknownSends<S extends Enum<S>> {
     public LeaseResult<S> resolveSent(Object id, Outcome<S> completion) {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(completion, "completion");
-        checkUnknown();
+        SendProtocol<S> send = checkUnknown();
         if (completion.kind() != Outcome.Kind.COMPLETE) {
             throw new ConfigurationException("a sent row resolves with Outcome.complete, not " + completion.kind());
         }
         S target = completion.target();
         if (target == shape.claimable
                 || target == shape.dead
-                || target == shape.unknown
+                || target == send.unknown()
                 || target == shape.processing
-                || target == shape.sending) {
+                || target == send.sending()) {
             // a row the sink has must leave the queue: claimable would send it again, dead would lose the maybe-sent
             // mark a requeue looks for (give up with deadLetter), and a held state has no claim
             throw new IllegalVerdictException(
@@ -181,7 +182,7 @@ public final class UnknownSends<S extends Enum<S>> {
                     "a sent row completes into a state outside the queue (" + target + " is the queue's own; give up"
                             + " with deadLetter)");
         }
-        shape.machine.checkTransition(shape.unknown, target);
+        shape.machine.checkTransition(send.unknown(), target);
         return reported(AdminAction.Kind.RESOLVE_SENT, id, writes.resolveUnknown(id, completion.target(), completion));
     }
 
@@ -197,10 +198,10 @@ public final class UnknownSends<S extends Enum<S>> {
      */
     public LeaseResult<S> resolveNotSent(Object id) {
         Objects.requireNonNull(id, "id");
-        checkUnknown();
-        shape.machine.checkTransition(shape.unknown, shape.claimable);
+        S unknown = checkUnknown().unknown();
+        shape.machine.checkTransition(unknown, shape.claimable);
         LeaseResult<S> r;
-        if (shape.machine.canTransition(shape.unknown, shape.dead) && sweeps.deadLetterIfExhausted(id)) {
+        if (shape.machine.canTransition(unknown, shape.dead) && sweeps.deadLetterIfExhausted(id)) {
             r = new LeaseResult.Done<>(id, shape.dead); // sending again would pass maxAttempts
         } else {
             r = writes.resolveUnknown(id, shape.claimable, null);
@@ -220,8 +221,7 @@ public final class UnknownSends<S extends Enum<S>> {
      */
     public LeaseResult<S> deadLetter(Object id, @Nullable String reason) {
         Objects.requireNonNull(id, "id");
-        checkUnknown();
-        shape.machine.checkTransition(shape.unknown, shape.dead);
+        shape.machine.checkTransition(checkUnknown().unknown(), shape.dead);
         LeaseResult<S> dead = writes.resolveUnknownDead(id, reason);
         if (dead instanceof LeaseResult.Done<S>) {
             shape.engine.events().fire(l -> l.onDeadLetter(shape.name, 1, BatonListener.DeadLetterReason.RECONCILER));
@@ -246,9 +246,9 @@ public final class UnknownSends<S extends Enum<S>> {
      */
     public LeaseResult<S> resolve(Object id, @Nullable Outcome<S> verdict) {
         Objects.requireNonNull(id, "id");
-        checkUnknown();
+        S unknown = checkUnknown().unknown();
         if (verdict == null || verdict.kind() == Outcome.Kind.UNKNOWN) {
-            return new LeaseResult.Done<>(id, shape.unknown);
+            return new LeaseResult.Done<>(id, unknown);
         }
         return switch (verdict.kind()) {
             case COMPLETE -> resolveSent(id, verdict);
@@ -258,10 +258,10 @@ public final class UnknownSends<S extends Enum<S>> {
         };
     }
 
-    private void checkUnknown() {
-        if (shape.unknown == null) {
-            throw new ConfigurationException("queue '" + shape.name + "' has no unknown state");
-        }
+    /** The queue's send protocol, refusing a queue without one. */
+    private SendProtocol<S> checkUnknown() {
+        return shape.send.orElseThrow(
+                () -> new ConfigurationException("queue '" + shape.name + "' has no unknown state"));
     }
 
     private LeaseResult<S> reported(AdminAction.Kind kind, Object id, LeaseResult<S> r) {

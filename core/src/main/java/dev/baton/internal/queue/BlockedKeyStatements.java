@@ -28,17 +28,17 @@ public final class BlockedKeyStatements<S extends Enum<S>> {
     /** The reads of the queue of {@code shape}; a queue not ordered per key holds no key (its lists are empty). */
     public BlockedKeyStatements(QueueShape<S> shape) {
         this.shape = shape;
-        if (shape.def.orderKeyColumn() == null) {
+        if (shape.def.shaping().orderKeyColumn() == null) {
             this.binds = List.of();
             this.list = this.listAfter = this.fromBlocking = null;
             return;
         }
-        List<S> holding = shape.unknown == null ? List.of(shape.dead) : List.of(shape.dead, shape.unknown);
+        List<S> holding = shape.send.map(p -> List.of(shape.dead, p.unknown())).orElse(List.of(shape.dead));
         List<Object> codes = new ArrayList<>();
         for (S s : holding) {
             codes.add(shape.machine.code(s));
         }
-        String key = Identifiers.quote(shape.dialect, shape.def.orderKeyColumn());
+        String key = Identifiers.quote(shape.dialect, shape.def.shaping().orderKeyColumn());
         SqlFragment row = shape.dialect.sql().stateIn("baton_row." + shape.qState, codes);
         SqlFragment prior = shape.dialect.sql().stateIn("baton_prior." + shape.qState, codes);
         List<Object> b = new ArrayList<>(row.binds());
@@ -76,7 +76,7 @@ public final class BlockedKeyStatements<S extends Enum<S>> {
                         S state = shape.machine
                                 .fromCode(raw)
                                 .orElseThrow(() -> new UnknownStateException(
-                                        shape.table, shape.def.stateColumn(), id, raw, shape.machine.name()));
+                                        shape.table, shape.def.columns().state(), id, raw, shape.machine.name()));
                         keys.add(new BlockedKey<>(rs.getString(1), id, state, rs.getInt(4), rs.getString(5)));
                     }
                 }

@@ -101,7 +101,7 @@ public final class Claimer<S extends Enum<S>, R> {
             // every dialect renders a bounded claim; this guards the invariant against a future regression
             throw new DataAccessException("claim returned " + returned.size() + " rows for a batch of " + batchSize);
         }
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         List<R> out = new ArrayList<>(returned.size());
         for (Object[] r : returned) {
             Map<String, Object> values = Map.of(); // most queues select nothing: no map per row
@@ -214,8 +214,8 @@ public final class Claimer<S extends Enum<S>, R> {
     /** What the dialect renders a claim of {@code n} rows from. */
     public BatchUpdateSpec spec(int n) {
         SqlFragment set = new SqlFragment(
-                shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.lease) + ", " + shape.qToken
-                        + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
+                shape.qState + " = ?, " + shape.qLease + " = " + shape.nowPlus(shape.timing.lease()) + ", "
+                        + shape.qToken + " = ?, " + shape.qAttempts + " = " + shape.qAttempts + " + 1",
                 List.of(ClaimArgs.PROCESSING_CODE, ClaimArgs.TOKEN));
         BatchUpdateSpec.Builder spec = BatchUpdateSpec.builder(shape.qTable, shape.qId)
                 .where(shape.claimWhere)

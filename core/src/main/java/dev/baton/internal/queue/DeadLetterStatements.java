@@ -65,11 +65,11 @@ public final class DeadLetterStatements<S extends Enum<S>> {
         this.requeue =
                 "UPDATE " + shape.qTable + " SET " + freshStart() + " WHERE " + shape.qId + " = ? AND " + isDead.sql();
         // only a queue with a non-idempotent sink stores rows that may have been sent
-        this.notMaybeSent = shape.sending == null
-                ? null
-                : new SqlFragment(
+        this.notMaybeSent = shape.send
+                .map(p -> new SqlFragment(
                         "(" + shape.qError + " IS NULL OR " + shape.qError + " NOT LIKE ?)",
-                        List.of(DeadRow.MAY_HAVE_BEEN_SENT + "%"));
+                        List.of(DeadRow.MAY_HAVE_BEEN_SENT + "%")))
+                .orElse(null);
         this.requeueUnlessSent = notMaybeSent == null ? requeue : requeue + " AND " + notMaybeSent.sql();
         this.requeueBinds = List.of(shape.machine.code(shape.claimable));
         this.readState = "SELECT " + shape.qState + " FROM " + shape.qTable + " WHERE " + shape.qId + " = ?";
@@ -98,7 +98,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
             binds.add(afterId);
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         return shape.engine.reader().tx().autocommit("list dead rows in queue '" + shape.name + "'", c -> {
             List<DeadRow> rows = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -149,7 +149,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                         "SELECT " + String.join(", ", columns()) + " " + fromDead + after + " AND " + shape.qId
                                 + (descending ? " >= ?" : " <= ?") + match + order,
                         limit);
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         return shape.engine.reader().tx().autocommit("search dead rows in queue '" + shape.name + "'", c -> {
             List<Object> binds = new ArrayList<>(isDead.binds());
             if (afterId != null) {
@@ -273,7 +273,7 @@ public final class DeadLetterStatements<S extends Enum<S>> {
                 return Optional.of(shape.machine
                         .fromCode(raw)
                         .orElseThrow(() -> new UnknownStateException(
-                                shape.table, shape.def.stateColumn(), id, raw, shape.machine.name())));
+                                shape.table, shape.def.columns().state(), id, raw, shape.machine.name())));
             }
         }
     }

@@ -127,9 +127,9 @@ final class EpochWatch<S extends Enum<S>> {
 
     EpochWatch(QueueShape<S> shape) {
         this.shape = shape;
-        this.record = shape.sending == null
-                ? null
-                : recordOf(shape.engine.dataSource(), shape.qTable + "\u0000" + shape.name);
+        this.record = shape.send
+                .map(p -> recordOf(shape.engine.dataSource(), shape.qTable + "\u0000" + shape.name))
+                .orElse(null);
         this.epochAtLeast = shape.dialect.diagnostics().epochAtLeast().orElse(null);
     }
 
@@ -355,7 +355,7 @@ final class EpochWatch<S extends Enum<S>> {
             // the other processes' marks are not in this record: they can have been lost only if the old writer's
             // commits were not synchronous (as far as this process saw, up to its last reading and through its own
             // marks, none of which was lost)
-            boolean hold = shape.def.sendDurability() != SendDurability.REQUIRE
+            boolean hold = shape.sendDurability() != SendDurability.REQUIRE
                     && (!wasSynchronous || notDurable > 0 || dropped > 0 || moved > 0);
             if (hold) {
                 // the other processes' marks: no claim until they have had the time to move theirs
@@ -447,7 +447,7 @@ final class EpochWatch<S extends Enum<S>> {
             String sql = "UPDATE " + s.qTable + " SET " + s.qState + " = ?, " + s.qLease + " = "
                     + s.nowPlus(Sweeps.quarantine(s)) + ", " + s.qToken + " = NULL WHERE " + in;
             List<Object> binds = new ArrayList<>();
-            binds.add(s.machine.code(s.unknown));
+            binds.add(s.machine.code(s.send.orElseThrow().unknown()));
             binds.addAll(where);
             Drain.update(c, sql, binds);
         }

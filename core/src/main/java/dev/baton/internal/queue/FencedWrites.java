@@ -96,10 +96,10 @@ public final class FencedWrites<S extends Enum<S>> {
         this.firstLoss = firstLoss;
         QueueDefinition<S> def = shape.def;
         this.managed = Set.of(
-                Assignments.lower(def.idColumn()),
-                Assignments.lower(def.stateColumn()),
-                Assignments.lower(def.leaseColumn()),
-                Assignments.lower(def.tokenColumn()));
+                Assignments.lower(def.columns().id()),
+                Assignments.lower(def.columns().state()),
+                Assignments.lower(def.columns().lease()),
+                Assignments.lower(def.columns().token()));
     }
 
     /**
@@ -219,7 +219,7 @@ public final class FencedWrites<S extends Enum<S>> {
                 throw e; // in the caller's transaction the refusal is the caller's to handle
             }
             // on a non-idempotent sink the handler's send may have happened: a requeue must not send it blindly
-            String prefix = shape.sending != null ? DeadRow.MAY_HAVE_BEEN_SENT : "";
+            String prefix = shape.send.isPresent() ? DeadRow.MAY_HAVE_BEEN_SENT : "";
             Prepared<S> dead = deadLetter(
                     d.row(),
                     prefix + "the database refused the outcome " + d.outcome() + ": " + e.getMessage(),
@@ -251,7 +251,7 @@ public final class FencedWrites<S extends Enum<S>> {
         Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
                 variant("heartbeat", newest),
-                k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.lease)
+                k -> "UPDATE " + shape.qTable + " SET " + shape.qLease + " = " + shape.nowPlus(shape.timing.lease())
                         + fence(newest));
         List<Prepared<S>> prepared = new ArrayList<>(rows.size());
         for (ClaimedRow<S> r : rows) {
@@ -271,22 +271,24 @@ public final class FencedWrites<S extends Enum<S>> {
      * by {@code waitUntilNanos} ({@link System#nanoTime()}) at the latest, so that the send keeps its time.
      */
     public LeaseResult<S> markSending(ClaimedRow<S> row, long waitUntilNanos) {
+        SendProtocol<S> send = shape.send.orElseThrow();
         // once this process has seen a newer writer, the mark cannot land on an old primary that still takes writes
         Optional<SqlFragment> newest = shape.epochs.newestWriter();
         String update = sql.computeIfAbsent(
                 variant("send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = "
-                        + shape.nowPlus(shape.lease) + " WHERE " + shape.qId + " = ? AND " + shape.qToken + " = ? AND "
+                        + shape.nowPlus(shape.timing.lease()) + " WHERE " + shape.qId + " = ? AND " + shape.qToken
+                        + " = ? AND "
                         + shape.in(List.of(shape.processing)).sql()
                         + newest.map(w -> " AND " + w.sql()).orElse(""));
         List<Object> binds = new ArrayList<>();
-        binds.add(shape.machine.code(shape.sending));
+        binds.add(shape.machine.code(send.sending()));
         binds.add(row.id());
         binds.add(row.token());
         binds.addAll(shape.in(List.of(shape.processing)).binds());
         newest.ifPresent(w -> binds.addAll(w.binds()));
-        Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), shape.sending);
-        SendDurability policy = shape.def.sendDurability();
+        Prepared<S> p = new Prepared<>(update, binds, row.id(), row.token(), send.sending());
+        SendDurability policy = send.durability();
         if (policy == SendDurability.OFF) {
             long sent = System.nanoTime(); // before the first attempt: a retry's commit starts later still
             LeaseResult<S> result = shape.engine
@@ -335,7 +337,7 @@ public final class FencedWrites<S extends Enum<S>> {
         if (!result.done()) {
             return new Marked<>(result, Optional.empty());
         }
-        Duration configured = shape.def.sendDurabilityWait();
+        Duration configured = shape.send.orElseThrow().durabilityWait();
         Duration left = Duration.ofNanos(Math.max(0, waitUntilNanos - System.nanoTime()));
         Duration wait = left.compareTo(configured) < 0 ? left : configured;
         return new Marked<>(result, MarkDurability.await(c, shape.dialect.diagnostics(), wait));
@@ -347,18 +349,14 @@ public final class FencedWrites<S extends Enum<S>> {
      */
     public LeaseResult<S> resolveUnknown(Object id, S target, Outcome<S> completion) {
         Assignments extra = completion == null ? Assignments.NONE : assignments.apply(completion);
-        List<S> unknown = List.of(shape.unknown);
+        SqlFragment unknown = shape.unknownIn();
         // the token is cleared: a stale worker still holding it must not read this row as one it wrote
-        String update = setSql(
-                "resolve",
-                extra,
-                " WHERE " + shape.qId + " = ? AND " + shape.in(unknown).sql(),
-                true);
+        String update = setSql("resolve", extra, " WHERE " + shape.qId + " = ? AND " + unknown.sql(), true);
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(target));
         extra.addValues(binds);
         binds.add(id);
-        binds.addAll(shape.in(unknown).binds());
+        binds.addAll(unknown.binds());
         String operation = "resolve unknown send in queue '" + shape.name + "'";
         long sent = System.nanoTime();
         LeaseResult<S> result = shape.engine
@@ -390,17 +388,18 @@ public final class FencedWrites<S extends Enum<S>> {
 
     /** Moves a row in the unknown state to the dead state with {@code error}; guarded by the unknown state. */
     public LeaseResult<S> resolveUnknownDead(Object id, String error) {
+        SqlFragment unknown = shape.unknownIn();
         String update = sql.computeIfAbsent(
                 "resolve-dead",
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                         + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND "
-                        + shape.in(List.of(shape.unknown)).sql());
+                        + unknown.sql());
         List<Object> binds = new ArrayList<>();
         binds.add(shape.machine.code(shape.dead));
         // the reconciler could not tell: maybe sent
         binds.add(truncate(DeadRow.MAY_HAVE_BEEN_SENT + (error == null ? "given up, no reason given" : error)));
         binds.add(id);
-        binds.addAll(shape.in(List.of(shape.unknown)).binds());
+        binds.addAll(unknown.binds());
         String operation = "dead-letter an unknown send in queue '" + shape.name + "'";
         return shape.engine
                 .tx()
@@ -447,9 +446,8 @@ public final class FencedWrites<S extends Enum<S>> {
         switch (outcome.kind()) {
             case COMPLETE -> {
                 S target = outcome.target();
-                shape.machine.checkTransition(shape.processing, target);
-                if (shape.sending != null) {
-                    shape.machine.checkTransition(shape.sending, target);
+                for (S held : shape.held) {
+                    shape.machine.checkTransition(held, target);
                 }
                 Assignments extra = assignments.apply(outcome);
                 String update = setSql("complete", extra, fence(newest));
@@ -484,10 +482,10 @@ public final class FencedWrites<S extends Enum<S>> {
                 return deadLetter(row, outcome.error(), newest);
             }
             case UNKNOWN -> {
-                if (shape.unknown == null) {
-                    throw new ConfigurationException(
-                            "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)");
-                }
+                S unknown = shape.send
+                        .orElseThrow(() -> new ConfigurationException(
+                                "queue '" + shape.name + "' has no unknown state (Builder.nonIdempotentSink)"))
+                        .unknown();
                 // the handler failed after the mark: what it started may still reach the sink within the send timeout,
                 // so the row waits that long (and the margin) before a reconciler is asked (Sweeps.unknownRows)
                 String update = sql.computeIfAbsent(
@@ -496,9 +494,9 @@ public final class FencedWrites<S extends Enum<S>> {
                                 + shape.nowPlus(Sweeps.quarantine(shape)) + ", " + shape.qError + " = ?"
                                 + fence(newest));
                 List<Object> binds = new ArrayList<>();
-                binds.add(shape.machine.code(shape.unknown));
+                binds.add(shape.machine.code(unknown));
                 binds.add(truncate(outcome.error()));
-                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), shape.unknown);
+                return new Prepared<>(update, fenced(row, binds, newest), row.id(), row.token(), unknown);
             }
             case RELEASE -> {
                 // Only a row still PROCESSING goes back: a SENDING row's irreversible call may be under way, so it
@@ -528,14 +526,14 @@ public final class FencedWrites<S extends Enum<S>> {
     }
 
     private Prepared<S> deadLetter(ClaimedRow<S> row, String error, Optional<SqlFragment> newest) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             return withError("dead", shape.dead, row, error, newest);
         }
         // A row that dies while sending (the handler's own dead letter, a completion the machine forbids, a retry
         // past its attempts) may have reached the sink, whatever the reason: it keeps the maybe-sent mark, so that a
         // requeue does not send it blindly. The error is assigned before the state, which MySQL and MariaDB assign
         // left to right: the CASE must see the held state.
-        SqlFragment sending = shape.in(List.of(shape.sending));
+        SqlFragment sending = shape.in(List.of(shape.send.get().sending()));
         String update = sql.computeIfAbsent(
                 variant("dead-after-send", newest),
                 k -> "UPDATE " + shape.qTable + " SET " + shape.qError + " = CASE WHEN " + sending.sql()
@@ -569,7 +567,7 @@ public final class FencedWrites<S extends Enum<S>> {
     private List<Object> fenced(ClaimedRow<S> row, List<Object> leading, Optional<SqlFragment> newest) {
         leading.add(row.id());
         leading.add(row.token());
-        leading.addAll(shape.heldBinds);
+        leading.addAll(shape.heldIn.binds());
         newest.ifPresent(w -> leading.addAll(w.binds()));
         return leading;
     }
@@ -657,9 +655,9 @@ public final class FencedWrites<S extends Enum<S>> {
         try {
             read = shape.engine
                     .tx()
-                    .autocommit("read the width of " + shape.def.errorColumn() + " in " + shape.table, c -> {
-                        SchemaCheck.ColumnInfo col =
-                                new SchemaCheck(c, shape.dialect, shape.table).column(shape.def.errorColumn());
+                    .autocommit("read the width of " + shape.def.columns().error() + " in " + shape.table, c -> {
+                        SchemaCheck.ColumnInfo col = new SchemaCheck(c, shape.dialect, shape.table)
+                                .column(shape.def.columns().error());
                         return col == null || col.size() <= 0
                                 ? MAX_ERROR_LENGTH
                                 : Math.min(col.size(), MAX_ERROR_LENGTH);
@@ -727,7 +725,7 @@ public final class FencedWrites<S extends Enum<S>> {
             // within the binds one statement may carry: the id list, and an id and a value per row and column
             int perRow = 1 + 2 * values;
             int chunk = Math.max(
-                    1, (MAX_BINDS - 2 - shape.heldBinds.size() - (shape.epochs.guardsWriter() ? 1 : 0)) / perRow);
+                    1, (MAX_BINDS - 2 - shape.heldIn.binds().size() - (shape.epochs.guardsWriter() ? 1 : 0)) / perRow);
             for (int from = 0; from < g.size(); from += chunk) {
                 out.add(g.subList(from, Math.min(g.size(), from + chunk)));
             }
@@ -811,9 +809,8 @@ public final class FencedWrites<S extends Enum<S>> {
                 m.add(decisions.get(i));
             }
             S target = m.get(0).outcome().target();
-            shape.machine.checkTransition(shape.processing, target);
-            if (shape.sending != null) {
-                shape.machine.checkTransition(shape.sending, target);
+            for (S held : shape.held) {
+                shape.machine.checkTransition(held, target);
             }
             members.add(m);
         }
@@ -857,7 +854,7 @@ public final class FencedWrites<S extends Enum<S>> {
                     .append(" WHERE ")
                     .append(idsAndToken(n))
                     .append(" AND ")
-                    .append(shape.heldGuard)
+                    .append(shape.heldIn.sql())
                     .append(newest.map(w -> " AND " + w.sql()).orElse(""))
                     .toString());
         }
@@ -865,7 +862,8 @@ public final class FencedWrites<S extends Enum<S>> {
         for (Decision<S> d : decisions) {
             ids.add(d.row().id());
         }
-        List<Object> binds = new ArrayList<>(n * (1 + 2 * columns.valueCount()) + 2 + shape.heldBinds.size());
+        List<Object> binds = new ArrayList<>(
+                n * (1 + 2 * columns.valueCount()) + 2 + shape.heldIn.binds().size());
         binds.add(shape.machine.code(target));
         if (columns.valueCount() > 0) {
             List<Assignments> perRow = new ArrayList<>(n);
@@ -876,12 +874,12 @@ public final class FencedWrites<S extends Enum<S>> {
         }
         binds.addAll(ids);
         binds.add(token);
-        binds.addAll(shape.heldBinds);
+        binds.addAll(shape.heldIn.binds());
         newest.ifPresent(w -> binds.addAll(w.binds()));
         int count = Drain.update(c, update, binds);
         if (count > n) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + " for " + n
-                    + " ids: " + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+                    + " ids: " + shape.def.columns().id() + " is not unique (ClaimQueue.verify() reports this)");
         }
         Set<Object> ours = count < n ? new HashSet<>() : Set.of();
         if (count < n) {
@@ -943,7 +941,7 @@ public final class FencedWrites<S extends Enum<S>> {
     private LeaseResult<S> result(Prepared<S> p, int count) {
         if (count > 1) {
             throw new DataAccessException("a fenced write changed " + count + " rows of " + shape.table + ": "
-                    + shape.def.idColumn() + " is not unique (ClaimQueue.verify() reports this)");
+                    + shape.def.columns().id() + " is not unique (ClaimQueue.verify() reports this)");
         }
         return count == 1 ? new LeaseResult.Done<>(p.id(), p.resultState()) : new LeaseResult.LeaseLost<>(p.id());
     }

@@ -46,7 +46,7 @@ public final class Inspection<S extends Enum<S>> {
         Dialect d = shape.dialect;
         String now = d.sql().currentTimestamp();
         String qLease = shape.qLease;
-        String ageColumn = shape.def.ageColumn();
+        String ageColumn = shape.def.columns().age();
         SqlFragment eligibleNow = shape.claimWhere;
         String rows = shape.qTable;
         List<Object> rowsBinds = List.of();
@@ -66,7 +66,7 @@ public final class Inspection<S extends Enum<S>> {
         SqlFragment isClaimable = shape.in(List.of(shape.claimable));
         SqlFragment isProcessing = shape.in(List.of(shape.processing));
         SqlFragment isDead = shape.in(List.of(shape.dead));
-        SqlFragment isUnknown = shape.unknown == null ? SqlFragment.of("1=0") : shape.in(List.of(shape.unknown));
+        SqlFragment isUnknown = shape.send.isPresent() ? shape.unknownIn() : SqlFragment.of("1=0");
         String age = ageColumn == null
                 ? "NULL"
                 : "MIN(CASE WHEN " + eligibleNow.sql() + " THEN " + Identifiers.quote(d, ageColumn) + " END)";
@@ -111,7 +111,7 @@ public final class Inspection<S extends Enum<S>> {
 
     /** {@code counted} with the writer's standbys and the send-durability problem, for a queue whose policy is not OFF. */
     private QueueHealth withDurability(QueueHealth counted) {
-        if (shape.def.sendDurability() == SendDurability.OFF) {
+        if (shape.sendDurability() == SendDurability.OFF) {
             return counted;
         }
         // the standbys are the writer's: asked there even when the counts came from a reader
@@ -138,10 +138,11 @@ public final class Inspection<S extends Enum<S>> {
      * no standby a failover could promote, or none the database (or its user) reports.
      */
     private Optional<String> durabilityProblem(OptionalInt standbys) {
-        SendDurability policy = shape.def.sendDurability();
+        SendDurability policy = shape.sendDurability();
         String effect = policy == SendDurability.REQUIRE
                 ? "every send is refused (sendDurability REQUIRE)"
-                : "every send waits " + shape.def.sendDurabilityWait().toMillis() + " ms, then goes out (sendDurability"
+                : "every send waits "
+                        + shape.send.orElseThrow().durabilityWait().toMillis() + " ms, then goes out (sendDurability"
                         + " WARN)";
         if (standbys.isEmpty()) {
             return Optional.of("queue '" + shape.name + "': the database does not report its standbys' progress to this"
@@ -176,7 +177,7 @@ public final class Inspection<S extends Enum<S>> {
         SqlFragment isDead = shape.in(List.of(shape.dead));
         List<Object> waitingBinds = new ArrayList<>(isClaimable.binds());
         waitingBinds.addAll(eligibleNow.binds());
-        String ageColumn = shape.def.ageColumn();
+        String ageColumn = shape.def.columns().age();
         String oldest = ageColumn == null
                 ? null
                 : "SELECT MIN(baton_first.baton_age), " + now + " FROM ("
@@ -214,8 +215,8 @@ public final class Inspection<S extends Enum<S>> {
                             limit);
                     long dead = AdminPages.count(c, shape, from + isDead.sql(), isDead.binds(), limit);
                     long unknown = 0;
-                    if (shape.unknown != null) {
-                        SqlFragment isUnknown = shape.in(List.of(shape.unknown));
+                    if (shape.send.isPresent()) {
+                        SqlFragment isUnknown = shape.unknownIn();
                         unknown = AdminPages.count(c, shape, from + isUnknown.sql(), isUnknown.binds(), limit);
                     }
                     Duration age = null;
@@ -263,13 +264,13 @@ public final class Inspection<S extends Enum<S>> {
                 throw new SchemaMismatchException(
                         shape.table, List.of("table " + shape.table + " does not exist"), createTableSql(columnsUsed));
             }
-            check.requireUniqueKey(def.idColumn());
-            check.requireStateColumn(def.stateColumn(), shape.machine);
-            check.requireColumn(def.leaseColumn(), ColumnType.TIMESTAMP, "");
-            check.requireColumn(def.tokenColumn(), ColumnType.BIGINT, "");
-            check.requireColumn(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0");
-            check.requireColumn(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "");
-            check.requireColumn(def.errorColumn(), ColumnType.TEXT, "");
+            check.requireUniqueKey(def.columns().id());
+            check.requireStateColumn(def.columns().state(), shape.machine);
+            check.requireColumn(def.columns().lease(), ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.columns().token(), ColumnType.BIGINT, "");
+            check.requireColumn(def.columns().attempts(), ColumnType.INT, "NOT NULL DEFAULT 0");
+            check.requireColumn(def.columns().nextAttempt(), ColumnType.TIMESTAMP, "");
+            check.requireColumn(def.columns().error(), ColumnType.TEXT, "");
             requireRoomForTheMaybeSentMark(check);
             used.check(check, d, shape.table);
             String priority = def.shaping().priorityColumn();
@@ -286,7 +287,7 @@ public final class Inspection<S extends Enum<S>> {
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
             }
-            if (shape.def.sendDurability() == SendDurability.REQUIRE) {
+            if (shape.sendDurability() == SendDurability.REQUIRE) {
                 // the precondition must be able to hold, or no send ever starts
                 durabilityProblem(d.diagnostics().failoverStandbys(c))
                         .ifPresent(p -> check.problem(p + "; start a streaming standby or choose WARN or OFF", null));
@@ -312,13 +313,13 @@ public final class Inspection<S extends Enum<S>> {
      * column too narrow for it would lose the mark, and a requeue would send the row again.
      */
     private void requireRoomForTheMaybeSentMark(SchemaCheck check) {
-        if (shape.sending == null) {
+        if (shape.send.isEmpty()) {
             return;
         }
-        SchemaCheck.ColumnInfo error = check.column(shape.def.errorColumn());
+        SchemaCheck.ColumnInfo error = check.column(shape.def.columns().error());
         if (error != null && error.size() > 0 && error.size() < MIN_ERROR_WIDTH_WHEN_SENDING) {
             check.problem(
-                    "queue '" + shape.name + "': column " + shape.def.errorColumn() + " holds " + error.size()
+                    "queue '" + shape.name + "': column " + shape.def.columns().error() + " holds " + error.size()
                             + " characters; a queue with a non-idempotent sink needs at least "
                             + MIN_ERROR_WIDTH_WHEN_SENDING + " to keep the mark of a row that may have been sent",
                     null);
@@ -332,13 +333,13 @@ public final class Inspection<S extends Enum<S>> {
      */
     public List<String> createTableSql(List<String> columnsUsed) {
         QueueDefinition<S> def = shape.def;
-        TableDdl ddl = new TableDdl(shape.dialect, shape.table, def.idColumn())
-                .state(def.stateColumn(), shape.machine)
-                .column(def.leaseColumn(), ColumnType.TIMESTAMP, "")
-                .column(def.tokenColumn(), ColumnType.BIGINT, "")
-                .column(def.attemptsColumn(), ColumnType.INT, "NOT NULL DEFAULT 0")
-                .column(def.nextAttemptColumn(), ColumnType.TIMESTAMP, "")
-                .column(def.errorColumn(), ColumnType.TEXT, "");
+        TableDdl ddl = new TableDdl(shape.dialect, shape.table, def.columns().id())
+                .state(def.columns().state(), shape.machine)
+                .column(def.columns().lease(), ColumnType.TIMESTAMP, "")
+                .column(def.columns().token(), ColumnType.BIGINT, "")
+                .column(def.columns().attempts(), ColumnType.INT, "NOT NULL DEFAULT 0")
+                .column(def.columns().nextAttempt(), ColumnType.TIMESTAMP, "")
+                .column(def.columns().error(), ColumnType.TEXT, "");
         used(columnsUsed).addTo(ddl);
         return ddl.render(List.of(suggestedIndex()));
     }
@@ -346,12 +347,12 @@ public final class Inspection<S extends Enum<S>> {
     /** The columns the queue uses besides those it manages. */
     private UsedColumns used(List<String> columnsUsed) {
         QueueDefinition<S> def = shape.def;
-        UsedColumns used = new UsedColumns().addConditions(def.eligible(), "named by eligibleWhen");
-        for (String o : def.orderBy()) {
+        UsedColumns used = new UsedColumns().addConditions(def.claiming().eligible(), "named by eligibleWhen");
+        for (String o : def.claiming().orderBy()) {
             used.add(o, null, "named by orderBy");
         }
-        if (def.orderKeyColumn() != null) {
-            used.add(def.orderKeyColumn(), null, "named by orderedPerKey");
+        if (def.shaping().orderKeyColumn() != null) {
+            used.add(def.shaping().orderKeyColumn(), null, "named by orderedPerKey");
         }
         QueueDefinition.Shaping shaping = def.shaping();
         if (shaping.keyLimitColumn() != null) {
@@ -363,23 +364,23 @@ public final class Inspection<S extends Enum<S>> {
         if (shaping.priorityColumn() != null) {
             used.add(shaping.priorityColumn(), ColumnType.INT, "named by priority", "NOT NULL DEFAULT 0");
         }
-        if (def.ageColumn() != null) {
-            used.add(def.ageColumn(), ColumnType.TIMESTAMP, "named by ageColumn");
+        if (def.columns().age() != null) {
+            used.add(def.columns().age(), ColumnType.TIMESTAMP, "named by ageColumn");
         }
-        for (String s : def.select()) {
+        for (String s : def.claiming().select()) {
             used.add(s, null, "named by select");
         }
         for (String u : columnsUsed) {
             used.add(u, null, "used by the code");
         }
         return used.without(List.of(
-                def.idColumn(),
-                def.stateColumn(),
-                def.leaseColumn(),
-                def.tokenColumn(),
-                def.attemptsColumn(),
-                def.nextAttemptColumn(),
-                def.errorColumn()));
+                def.columns().id(),
+                def.columns().state(),
+                def.columns().lease(),
+                def.columns().token(),
+                def.columns().attempts(),
+                def.columns().nextAttempt(),
+                def.columns().error()));
     }
 
     /**
@@ -387,12 +388,12 @@ public final class Inspection<S extends Enum<S>> {
      * are compared with the database's clock: their type must not depend on the session's time zone.
      */
     private static void requireZoneSafeTimes(SchemaCheck check, QueueDefinition<?> def) {
-        check.requireZoneSafeTimestamp(def.leaseColumn(), "lease");
-        check.requireZoneSafeTimestamp(def.nextAttemptColumn(), "next-attempt");
-        if (def.ageColumn() != null) {
-            check.requireZoneSafeTimestamp(def.ageColumn(), "age");
+        check.requireZoneSafeTimestamp(def.columns().lease(), "lease");
+        check.requireZoneSafeTimestamp(def.columns().nextAttempt(), "next-attempt");
+        if (def.columns().age() != null) {
+            check.requireZoneSafeTimestamp(def.columns().age(), "age");
         }
-        for (String column : timeColumns(def.eligible())) {
+        for (String column : timeColumns(def.claiming().eligible())) {
             check.requireZoneSafeTimestamp(column, "condition");
         }
     }
@@ -425,17 +426,15 @@ public final class Inspection<S extends Enum<S>> {
             base = base.substring(0, d.traits().maxIdentifierLength());
         }
         // the partial form covers the processing state too, so the expiry sweep has an index as well
-        List<S> active = new ArrayList<>(List.of(shape.claimable, shape.processing));
-        if (shape.sending != null) {
-            active.add(shape.sending);
-        }
+        List<S> active = new ArrayList<>(List.of(shape.claimable));
+        active.addAll(shape.held);
         List<String> key = new ArrayList<>();
         for (String c : shape.indexOrder) {
             key.add(c.endsWith(" DESC") ? c.substring(0, c.length() - " DESC".length()) : c);
         }
         List<String> residual = new ArrayList<>();
         for (String c : new dev.baton.internal.UsedColumns()
-                .addConditions(shape.def.eligible(), "")
+                .addConditions(shape.def.claiming().eligible(), "")
                 .names()) {
             residual.add(Identifiers.quote(d, c));
         }

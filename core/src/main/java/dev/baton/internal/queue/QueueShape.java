@@ -2,6 +2,7 @@ package dev.baton.internal.queue;
 
 import dev.baton.Condition;
 import dev.baton.RetryPolicy;
+import dev.baton.SendDurability;
 import dev.baton.StateMachine;
 import dev.baton.internal.Conditions;
 import dev.baton.internal.Engine;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -44,18 +46,12 @@ public final class QueueShape<S extends Enum<S>> {
     public final S processing;
     /** The dead state. */
     public final S dead;
-    /** The sending state of a non-idempotent sink, or null. */
-    public final S sending;
-    /** The unknown-outcome state of a non-idempotent sink, or null. */
-    public final S unknown;
-    /** The lease a claim stamps. */
-    public final Duration lease;
-    /** The longest a send of a non-idempotent sink may take. */
-    public final Duration sendTimeout;
+    /** The send protocol of a non-idempotent sink, or empty. */
+    public final Optional<SendProtocol<S>> send;
+    /** The longest a send may take: the send protocol's, else the lease's default. */
+    private final Duration sendTimeout;
     /** The lease and the durations derived from it. */
     public final LeaseTiming timing;
-    /** {@link LeaseTiming#margin()}. */
-    public final Duration margin;
     /** Backoff and attempts. */
     public final RetryPolicy retry;
 
@@ -116,10 +112,8 @@ public final class QueueShape<S extends Enum<S>> {
 
     /** The states a claim holds a row in: processing (and sending). */
     public final List<S> held;
-    /** {@code state IN (held)}. */
-    public final String heldGuard;
-    /** The binds of {@link #heldGuard}. */
-    public final List<Object> heldBinds;
+    /** {@code state IN (held)}, with its binds. */
+    public final SqlFragment heldIn;
     /** {@code  WHERE id = ? AND token = ? AND state IN (held)}: the fence of every write under a claim. */
     public final String fence;
 
@@ -133,44 +127,41 @@ public final class QueueShape<S extends Enum<S>> {
         Dialect d = engine.dialect();
         this.dialect = d;
         this.name = def.name();
-        this.table = def.table();
-        this.machine = def.machine();
-        this.claimable = def.claimable();
-        this.processing = def.processing();
-        this.dead = def.dead();
-        this.sending = def.sending();
-        this.unknown = def.unknown();
-        this.lease = def.lease();
-        this.sendTimeout = def.sendTimeout();
-        this.timing = new LeaseTiming(lease);
-        this.margin = timing.margin();
-        this.retry = def.retry();
+        this.table = def.columns().table();
+        this.machine = def.states().machine();
+        this.claimable = def.states().claimable();
+        this.processing = def.states().processing();
+        this.dead = def.states().dead();
+        this.send = def.send();
+        this.timing = new LeaseTiming(def.timing().lease());
+        this.sendTimeout = send.map(SendProtocol::timeout).orElseGet(timing::defaultSendTimeout);
+        this.retry = def.timing().retry();
 
         this.qTable = Identifiers.quoteTable(d, table);
-        this.qId = Identifiers.quote(d, def.idColumn());
-        this.qState = Identifiers.quote(d, def.stateColumn());
-        this.qLease = Identifiers.quote(d, def.leaseColumn());
-        this.qToken = Identifiers.quote(d, def.tokenColumn());
-        this.qAttempts = Identifiers.quote(d, def.attemptsColumn());
-        this.qNext = Identifiers.quote(d, def.nextAttemptColumn());
-        this.qError = Identifiers.quote(d, def.errorColumn());
-        if (def.ageColumn() != null) {
-            Identifiers.quote(d, def.ageColumn()); // refused at build(), not at the first health()
+        this.qId = Identifiers.quote(d, def.columns().id());
+        this.qState = Identifiers.quote(d, def.columns().state());
+        this.qLease = Identifiers.quote(d, def.columns().lease());
+        this.qToken = Identifiers.quote(d, def.columns().token());
+        this.qAttempts = Identifiers.quote(d, def.columns().attempts());
+        this.qNext = Identifiers.quote(d, def.columns().nextAttempt());
+        this.qError = Identifiers.quote(d, def.columns().error());
+        if (def.columns().age() != null) {
+            Identifiers.quote(d, def.columns().age()); // refused at build(), not at the first health()
         }
 
-        if (def.orderKeyColumn() == null) {
+        if (def.shaping().orderKeyColumn() == null) {
             this.pickGuard = null;
         } else {
             String[] parts = Identifiers.splitTable(table);
             String self = Identifiers.quote(d, parts[parts.length - 1]);
-            String key = Identifiers.quote(d, def.orderKeyColumn());
+            String key = Identifiers.quote(d, def.shaping().orderKeyColumn());
             List<Object> blocking = new ArrayList<>();
             blocking.add(machine.code(claimable));
             blocking.add(machine.code(processing));
-            if (sending != null) {
-                blocking.add(machine.code(sending));
-                blocking.add(machine.code(unknown));
-            }
+            send.ifPresent(p -> {
+                blocking.add(machine.code(p.sending()));
+                blocking.add(machine.code(p.unknown()));
+            });
             // A dead row keeps holding its key until it is requeued or deleted: otherwise the next row of the key is
             // delivered, and a requeue then delivers the older one after it (a refund before its capture).
             blocking.add(machine.code(dead));
@@ -191,8 +182,8 @@ public final class QueueShape<S extends Enum<S>> {
         }
         List<Condition> where = new ArrayList<>();
         where.add(stateIs(claimable));
-        where.addAll(def.eligible());
-        where.add(Condition.due(def.nextAttemptColumn()));
+        where.addAll(def.claiming().eligible());
+        where.add(Condition.due(def.columns().nextAttempt()));
         // A row put back in the claimable state with its attempts used up (by a host's transition, or by the sweep or
         // release of an older version) is never handed out for attempt maxAttempts + 1: the claim
         // passes it over, and the expiry sweep moves it to the dead state (Sweeps.reclaimExpired). The test filters
@@ -206,7 +197,7 @@ public final class QueueShape<S extends Enum<S>> {
         // the primary key past every completed row (seen on PostgreSQL with stale statistics).
         List<String> order = new ArrayList<>();
         order.add(qState);
-        for (Condition c : def.eligible()) {
+        for (Condition c : def.claiming().eligible()) {
             if (c instanceof Condition.StateIn s && s.codes().size() == 1) {
                 order.add(Identifiers.quote(d, s.column()));
             } else if (c instanceof Condition.Equals e) {
@@ -218,7 +209,7 @@ public final class QueueShape<S extends Enum<S>> {
             order.add(Identifiers.quote(d, shaping.priorityColumn()) + " DESC");
         }
         int rankAt = order.size();
-        for (String o : def.orderBy()) {
+        for (String o : def.claiming().orderBy()) {
             String q = Identifiers.quote(d, o);
             if (!order.contains(q)) {
                 order.add(q);
@@ -264,7 +255,7 @@ public final class QueueShape<S extends Enum<S>> {
         List<String> ret = new ArrayList<>();
         ret.add(qId);
         ret.add(qAttempts);
-        for (String s : def.select()) {
+        for (String s : def.claiming().select()) {
             ret.add(Identifiers.quote(d, s));
         }
         this.returning = List.copyOf(ret);
@@ -276,14 +267,18 @@ public final class QueueShape<S extends Enum<S>> {
         before.addAll(ret.subList(2, ret.size()));
         boolean derivable = ret.subList(2, ret.size()).stream().noneMatch(changed::contains);
         this.returningBeforeUpdate = derivable ? List.copyOf(before) : List.of();
-        this.held = sending == null ? List.of(processing) : List.of(processing, sending);
-        SqlFragment heldIn = in(held);
-        this.heldGuard = heldIn.sql();
-        this.heldBinds = heldIn.binds();
-        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldGuard;
+        this.held = send.map(p -> List.of(processing, p.sending())).orElse(List.of(processing));
+        this.heldIn = in(held);
+        this.fence = " WHERE " + qId + " = ? AND " + qToken + " = ? AND " + heldIn.sql();
         this.epochs = new EpochWatch<>(this);
         // the queue's idle workers in this process wake after commits that make its rows eligible
-        engine.wakeups().queueBuilt(name, table, def.stateColumn(), claimable, def.eligible());
+        engine.wakeups()
+                .queueBuilt(
+                        name,
+                        table,
+                        def.columns().state(),
+                        claimable,
+                        def.claiming().eligible());
     }
 
     /** {@code state IN (states)}; the held states' guard is rendered once. */
@@ -295,9 +290,24 @@ public final class QueueShape<S extends Enum<S>> {
         return dialect.sql().stateIn(qState, codes);
     }
 
+    /** The longest a send may take ({@link SendProtocol#timeout()}; without a send protocol, the lease's default). */
+    public Duration sendTimeout() {
+        return sendTimeout;
+    }
+
+    /** Whether a sending mark must be durable on a standby before the send: {@code OFF} without a send protocol. */
+    public SendDurability sendDurability() {
+        return send.map(SendProtocol::durability).orElse(SendDurability.OFF);
+    }
+
+    /** {@code state IN (unknown)}: the guard of a send whose outcome is not known; only for a queue with a send protocol. */
+    public SqlFragment unknownIn() {
+        return in(List.of(send.orElseThrow().unknown()));
+    }
+
     /** A condition on the state column. */
     public Condition stateIs(S state) {
-        return new Condition.StateIn(def.stateColumn(), List.of(machine.code(state)), List.of(state));
+        return new Condition.StateIn(def.columns().state(), List.of(machine.code(state)), List.of(state));
     }
 
     /** {@code <database now> + d}. */
@@ -362,8 +372,7 @@ public final class QueueShape<S extends Enum<S>> {
             filters.add(place + " <= " + (long) RANK_WINDOW * batch);
         }
         if (key != null) {
-            List<S> heldStates = sending == null ? List.of(processing) : List.of(processing, sending);
-            SqlFragment isHeld = in(heldStates);
+            SqlFragment isHeld = in(held);
             sql.append(" LEFT JOIN (SELECT ")
                     .append(key)
                     .append(" AS baton_key, COUNT(*) AS baton_held FROM ")

@@ -88,17 +88,17 @@ public final class Sweeps<S extends Enum<S>> {
         // An expired send keeps in its lease column when its quarantine ends: lease + sendTimeout + margin. Its sender
         // may be alive and paused between its last check and its call; until then a reconciler that finds nothing at
         // the sink proves nothing, so unknownRows() does not offer the row.
-        this.expireSends = shape.sending == null
-                ? null
-                : sweep(
-                        shape.sending,
-                        shape.unknown,
+        this.expireSends = shape.send
+                .map(p -> sweep(
+                        p.sending(),
+                        p.unknown(),
                         true,
                         null,
                         SqlFragment.of(""),
                         shape.dialect
                                 .sql()
-                                .plusMillis(shape.qLease, quarantine(shape).toMillis()));
+                                .plusMillis(shape.qLease, quarantine(shape).toMillis())))
+                .orElse(null);
     }
 
     /**
@@ -181,7 +181,7 @@ public final class Sweeps<S extends Enum<S>> {
 
     /** What an unknown send waits after its lease before a reconciler may look: the send timeout plus the margin. */
     public static Duration quarantine(QueueShape<?> shape) {
-        return shape.sendTimeout.plus(shape.margin);
+        return shape.sendTimeout().plus(shape.timing.margin());
     }
 
     /**
@@ -294,7 +294,7 @@ public final class Sweeps<S extends Enum<S>> {
      */
     public boolean deadLetterIfExhausted(Object id) {
         int max = shape.retry.maxAttempts();
-        SqlFragment unknown = shape.in(List.of(shape.unknown));
+        SqlFragment unknown = shape.unknownIn();
         String update = "UPDATE " + shape.qTable + " SET " + shape.qState + " = ?, " + shape.qLease + " = NULL, "
                 + shape.qToken + " = NULL, " + shape.qError + " = ? WHERE " + shape.qId + " = ? AND " + unknown.sql()
                 + " AND " + shape.qAttempts + " >= ?";
@@ -331,10 +331,10 @@ public final class Sweeps<S extends Enum<S>> {
      */
     public List<Object> unknownRows(Object afterId, int limit) {
         AdminPages.checkPage(limit, shape.name);
-        if (shape.unknown == null) {
+        if (shape.send.isEmpty()) {
             return List.of();
         }
-        SqlFragment unknown = shape.in(List.of(shape.unknown));
+        SqlFragment unknown = shape.unknownIn();
         String sql = "SELECT " + shape.qId + " FROM " + shape.qTable + " WHERE " + unknown.sql() + " AND ("
                 + shape.qLease + " IS NULL OR " + shape.qLease + " < "
                 + shape.dialect.sql().currentTimestamp() + ")"

@@ -28,12 +28,12 @@ public final class UnknownStatements<S extends Enum<S>> {
     /** The reads of the queue of {@code shape}; a queue without an unknown state has none (its lists are empty). */
     public UnknownStatements(QueueShape<S> shape) {
         this.shape = shape;
-        if (shape.unknown == null) {
+        if (shape.send.isEmpty()) {
             this.isUnknown = null;
             this.list = this.listAfter = this.fromUnknown = null;
             return;
         }
-        this.isUnknown = shape.in(List.of(shape.unknown));
+        this.isUnknown = shape.unknownIn();
         List<String> columns = new ArrayList<>(List.of(
                 shape.qId,
                 shape.qAttempts,
@@ -59,7 +59,7 @@ public final class UnknownStatements<S extends Enum<S>> {
             binds.add(afterId);
         }
         String sql = shape.dialect.sql().firstRows(afterId == null ? list : listAfter, limit);
-        List<String> select = shape.def.select();
+        List<String> select = shape.def.claiming().select();
         boolean utc = shape.dialect.sql().clockIsUtcWallClock();
         return shape.engine.tx().autocommit("list unknown sends in queue '" + shape.name + "'", c -> {
             List<UnknownRow> rows = new ArrayList<>();
