@@ -130,6 +130,7 @@ public final class BatonConsole implements AutoCloseable {
         private int maxRequeue = 100;
         private int samples = 60;
         private Duration sampleInterval = Duration.ofSeconds(10);
+        private Duration attentionAge = Duration.ofMinutes(5);
         private byte @Nullable [] csrfKey;
         private Duration sessionLifetime = Duration.ofHours(12);
         private boolean secureCookie;
@@ -236,6 +237,22 @@ public final class BatonConsole implements AutoCloseable {
             }
             this.sampleInterval = interval;
             this.samples = samples;
+            return this;
+        }
+
+        /**
+         * How old the oldest eligible row of a queue may be before the overview says the queue needs attention, 10
+         * seconds to 7 days (default 5 minutes). A queue with dead rows, unknown sends or paused workers in this
+         * process needs attention whatever its age.
+         *
+         * @throws ConfigurationException if {@code age} is outside 10 seconds to 7 days
+         */
+        public Builder attentionAge(Duration age) {
+            Objects.requireNonNull(age, "age");
+            if (age.compareTo(Duration.ofSeconds(10)) < 0 || age.compareTo(Duration.ofDays(7)) > 0) {
+                throw new ConfigurationException("attentionAge must be 10 seconds to 7 days, was " + age);
+            }
+            this.attentionAge = age;
             return this;
         }
 
@@ -359,6 +376,7 @@ public final class BatonConsole implements AutoCloseable {
                     maxRequeue,
                     samples,
                     sampleInterval,
+                    attentionAge,
                     LoggerFactory.getLogger(AUDIT_LOGGER),
                     audit,
                     new Csrf(csrfKey, sessionLifetime),

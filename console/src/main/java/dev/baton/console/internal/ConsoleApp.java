@@ -42,6 +42,7 @@ public final class ConsoleApp {
     private final int pageSize;
     private final int maxRequeue;
     private final Duration sampleInterval;
+    private final Duration attentionAge;
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf;
@@ -58,6 +59,7 @@ public final class ConsoleApp {
             int maxRequeue,
             int samples,
             Duration sampleInterval,
+            Duration attentionAge,
             Logger audit,
             List<Consumer<ConsoleAction>> auditListeners,
             Csrf csrf,
@@ -76,6 +78,7 @@ public final class ConsoleApp {
         this.pageSize = pageSize;
         this.maxRequeue = maxRequeue;
         this.sampleInterval = sampleInterval;
+        this.attentionAge = attentionAge;
         this.audit = audit;
         this.auditListeners = List.copyOf(auditListeners);
         this.csrf = csrf;
@@ -157,7 +160,13 @@ public final class ConsoleApp {
                         return respond(405, headers, Pages.status(405, "Method not allowed."));
                     }
                     String body = Pages.overview(
-                            List.copyOf(queues.values()), samplers, recentActions(), token, sampleInterval);
+                            List.copyOf(queues.values()),
+                            samplers,
+                            recentActions(),
+                            token,
+                            sampleInterval,
+                            attentionAge,
+                            "");
                     return respond(200, headers, Pages.page("Baton console", who, body));
                 }
                 case "queue" -> {
@@ -316,6 +325,8 @@ public final class ConsoleApp {
                 unknownAfter == null ? null : Ids.encode(unknownAfter),
                 pageSize,
                 maxRequeue,
+                attentionAge,
+                "",
                 token);
         return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body));
     }

@@ -37,7 +37,13 @@ public final class Pages {
             + "#result{font-size:1.2em;font-weight:bold}textarea{width:24em;height:3em}svg{display:block}"
             + ".cc{font:12px monospace;color:#a00;border:1px solid #a00;border-radius:2px;padding:0 2px;margin:0 1px}"
             + "dl.cols{margin:0}dl.cols dt{font-weight:bold}dl.cols dd{margin:0 0 .3em 1em;white-space:pre-wrap;"
-            + "font-family:monospace;overflow-wrap:anywhere}";
+            + "font-family:monospace;overflow-wrap:anywhere}"
+            + "tr.attention td:first-child{border-left:4px solid #c60}.attn{color:#a40}"
+            + "p.attention{border-left:4px solid #c60;padding:.3em .6em;background:#fff6e8}";
+
+    private static final String QUEUES_HEAD = "<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th>"
+            + "<th>Waiting</th><th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th>"
+            + "<th>Oldest eligible</th><th>Backlog</th><th>Workers in this process</th></tr>";
 
     private Pages() {}
 
@@ -75,15 +81,27 @@ public final class Pages {
 
     /** The overview row of one queue. */
     static String queueRow(
-            QueueAdmin<?> q, Sampler.Sample latest, List<Sampler.Sample> history, @Nullable String csrf) {
+            QueueAdmin<?> q,
+            Sampler.Sample latest,
+            List<Sampler.Sample> history,
+            List<String> attention,
+            String keep,
+            @Nullable String csrf) {
         StringBuilder b = new StringBuilder();
         b.append("<tr data-queue=\"")
                 .append(Html.attr(q.name()))
-                .append("\"><td><a href=\"queue?q=")
-                .append(text(url(q.name())))
+                .append(attention.isEmpty() ? "\">" : "\" class=\"attention\">")
+                .append("<td><a href=\"")
+                .append(text("queue?q=" + url(q.name()) + keep))
                 .append("\">")
                 .append(text(q.name()))
-                .append("</a><br><span class=\"muted\">sampled ")
+                .append("</a>");
+        if (!attention.isEmpty()) {
+            // said in words, not by the colour alone
+            b.append("<br><strong class=\"attn\" data-k=\"attention\">Needs attention:</strong> ")
+                    .append(clip(String.join(", ", attention), CELL));
+        }
+        b.append("<br><span class=\"muted\">sampled ")
                 .append(text(TIME.format(latest.at())))
                 .append("</span></td><td>")
                 .append(text(q.kind()))
@@ -200,18 +218,42 @@ public final class Pages {
             Map<String, Sampler> samplers,
             List<ConsoleAction> actions,
             @Nullable String csrf,
-            Duration sampleInterval) {
-        StringBuilder b = new StringBuilder("<h1>Queues</h1><p class=\"muted\">Numbers from the latest sample"
-                + " (taken every " + sampleInterval.toSeconds() + " s and after every action); the chart shows the"
-                + " backlog (blue) and dead rows (red) over the samples kept.</p>");
-        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
-                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
-                + "<th>Backlog</th><th>Workers in this process</th></tr>");
+            Duration sampleInterval,
+            Duration attentionAge,
+            String keep) {
+        StringBuilder b = new StringBuilder("<h1>Queues</h1>");
+        StringBuilder rows = new StringBuilder();
+        StringBuilder needs = new StringBuilder();
         for (QueueAdmin<?> q : queues) {
             Sampler s = samplers.get(q.name());
-            b.append(queueRow(q, s.latest(), s.all(), csrf));
+            Sampler.Sample latest = s.latest();
+            List<String> why = Attention.reasons(q, latest, attentionAge);
+            if (!why.isEmpty()) {
+                needs.append(needs.length() == 0 ? "" : "; ")
+                        .append("<a href=\"")
+                        .append(text("queue?q=" + url(q.name()) + keep))
+                        .append("\">")
+                        .append(clip(q.name(), 100))
+                        .append("</a>: ")
+                        .append(clip(String.join(", ", why), CELL));
+            }
+            rows.append(queueRow(q, latest, s.all(), why, keep, csrf));
         }
-        b.append("</table>");
+        if (needs.length() > 0) {
+            b.append("<p id=\"attention\" class=\"attention\"><strong>Needs attention:</strong> ")
+                    .append(needs)
+                    .append(".</p>");
+        } else {
+            b.append("<p id=\"attention\">Nothing needs attention: no dead rows, no unknown sends, no paused workers"
+                            + " in this process, no eligible row older than ")
+                    .append(age(attentionAge))
+                    .append(".</p>");
+        }
+        b.append("<p class=\"muted\">Numbers from the latest sample (taken every ")
+                .append(sampleInterval.toSeconds())
+                .append(" s and after every action); the chart shows the backlog (blue) and dead rows (red) over the"
+                        + " samples kept.</p>");
+        b.append(QUEUES_HEAD).append(rows).append("</table>");
         b.append(auditTable(actions));
         return b.toString();
     }
@@ -266,8 +308,10 @@ public final class Pages {
             @Nullable String unknownAfter,
             int pageSize,
             int maxRequeue,
+            Duration attentionAge,
+            String keep,
             @Nullable String csrf) {
-        String qUrl = "queue?q=" + url(q.name());
+        String qUrl = "queue?q=" + url(q.name()) + keep;
         DeadFilter filter = deadList.filter();
         StringBuilder b = new StringBuilder("<h1>")
                 .append(text(q.kind()))
@@ -276,10 +320,10 @@ public final class Pages {
                 .append(" <span class=\"muted\">(table ")
                 .append(text(q.table()))
                 .append(")</span></h1>");
-        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
-                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
-                + "<th>Backlog</th><th>Workers in this process</th></tr>");
-        b.append(queueRow(q, sampler.latest(), sampler.all(), csrf)).append("</table>");
+        b.append(QUEUES_HEAD);
+        Sampler.Sample latest = sampler.latest();
+        b.append(queueRow(q, latest, sampler.all(), Attention.reasons(q, latest, attentionAge), keep, csrf))
+                .append("</table>");
 
         b.append("<h2>Dead letters</h2>");
         if (csrf != null) {
