@@ -131,6 +131,7 @@ public final class BatonConsole implements AutoCloseable {
         private int samples = 60;
         private Duration sampleInterval = Duration.ofSeconds(10);
         private Duration attentionAge = Duration.ofMinutes(5);
+        private Duration refresh = Duration.ZERO;
         private byte @Nullable [] csrfKey;
         private Duration sessionLifetime = Duration.ofHours(12);
         private boolean secureCookie;
@@ -257,6 +258,26 @@ public final class BatonConsole implements AutoCloseable {
         }
 
         /**
+         * How often the overview and a queue's page reload themselves by default, {@link Duration#ZERO} (default: they
+         * do not) or 5 to 300 whole seconds. A page's {@code refresh} parameter overrides it for that page and its
+         * links ({@code refresh=0}: off). The reload is a {@code meta} refresh (no script); confirmation and result
+         * pages never reload, so a reload never repeats an action. A reload loses what was typed in a form on the page.
+         *
+         * @throws ConfigurationException if {@code every} is neither zero nor 5 to 300 whole seconds
+         */
+        public Builder refresh(Duration every) {
+            Objects.requireNonNull(every, "every");
+            if (!every.isZero()
+                    && (every.compareTo(Duration.ofSeconds(5)) < 0
+                            || every.compareTo(Duration.ofSeconds(300)) > 0
+                            || every.toMillis() % 1000 != 0)) {
+                throw new ConfigurationException("refresh must be 0 (off) or 5 to 300 whole seconds, was " + every);
+            }
+            this.refresh = every;
+            return this;
+        }
+
+        /**
          * The key of the CSRF tokens, the same on every instance of one deployment so that a form served by one
          * instance is accepted by another, and after a restart (default: a key drawn when the console starts, so
          * tokens are good in that process only, until it stops). At least 32 characters, for example 32 random bytes
@@ -377,6 +398,7 @@ public final class BatonConsole implements AutoCloseable {
                     samples,
                     sampleInterval,
                     attentionAge,
+                    (int) refresh.toSeconds(),
                     LoggerFactory.getLogger(AUDIT_LOGGER),
                     audit,
                     new Csrf(csrfKey, sessionLifetime),

@@ -159,6 +159,9 @@ class ConsoleBrowserTest {
             assertEquals(db.get(Sync.UNKNOWN), cell("unknown"));
             assertEquals(db.get(Sync.PENDING), cell("eligible") + cell("waiting"));
             assertEquals(db.get(Sync.PROCESSING), cell("in-flight") + cell("expired"));
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 8 dead, 2 unknown sends.",
+                    driver.findElement(By.id("attention")).getText());
             screenshot("overview");
             driver.findElement(By.linkText(f.queue.name())).click();
             // the hostile texts are shown as text: no element was made of them, and no script ran (no alert open)
@@ -168,6 +171,33 @@ class ConsoleBrowserTest {
                     db.get(Sync.FAILED),
                     driver.findElements(By.cssSelector("#dead tr[data-id]")).size());
             screenshot("queue");
+        }
+
+        @Test
+        void theOverviewSaysInWordsWhatNeedsAttentionAndRefreshesItself() {
+            open("reader", 4);
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 4 dead, 2 unknown sends.",
+                    driver.findElement(By.id("attention")).getText());
+            assertTrue(driver.findElement(By.cssSelector("#queues tr.attention td"))
+                    .getText()
+                    .contains("Needs attention: 4 dead, 2 unknown sends"));
+            driver.get(f.base() + "?refresh=5");
+            assertTrue(driver.findElement(By.id("refresh")).getText().contains("refreshes itself every 5 s"));
+            WebElement shown = driver.findElement(By.id("attention"));
+            f.insert("d-new", Sync.FAILED, 3, "HTTP 500 from the receiver", "late");
+            f.console.sample();
+            // the test does not navigate: the page reloads itself (a meta refresh, no script under the CSP)
+            new WebDriverWait(driver, Duration.ofSeconds(15)).until(ExpectedConditions.stalenessOf(shown));
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 5 dead, 2 unknown sends.",
+                    waitFor(By.id("attention")).getText());
+            assertTrue(driver.getCurrentUrl().endsWith("?refresh=5"), driver.getCurrentUrl());
+            // its link to the queue keeps the interval, and the queue's page refreshes too
+            driver.findElement(By.linkText(f.queue.name())).click();
+            assertTrue(waitFor(By.id("refresh")).getText().contains("refreshes itself every 5 s"));
+            driver.findElement(By.linkText("stop refreshing")).click();
+            assertTrue(waitFor(By.id("refresh")).getText().contains("does not refresh itself"));
         }
 
         @Test

@@ -43,6 +43,7 @@ public final class ConsoleApp {
     private final int maxRequeue;
     private final Duration sampleInterval;
     private final Duration attentionAge;
+    private final int refresh;
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf;
@@ -60,6 +61,7 @@ public final class ConsoleApp {
             int samples,
             Duration sampleInterval,
             Duration attentionAge,
+            int refresh,
             Logger audit,
             List<Consumer<ConsoleAction>> auditListeners,
             Csrf csrf,
@@ -79,6 +81,7 @@ public final class ConsoleApp {
         this.maxRequeue = maxRequeue;
         this.sampleInterval = sampleInterval;
         this.attentionAge = attentionAge;
+        this.refresh = refresh;
         this.audit = audit;
         this.auditListeners = List.copyOf(auditListeners);
         this.csrf = csrf;
@@ -159,6 +162,7 @@ public final class ConsoleApp {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
                         return respond(405, headers, Pages.status(405, "Method not allowed."));
                     }
+                    Pages.Refresh r = refresh(request, "./");
                     String body = Pages.overview(
                             List.copyOf(queues.values()),
                             samplers,
@@ -166,8 +170,8 @@ public final class ConsoleApp {
                             token,
                             sampleInterval,
                             attentionAge,
-                            "");
-                    return respond(200, headers, Pages.page("Baton console", who, body));
+                            r.keep());
+                    return respond(200, headers, Pages.page("Baton console", who, body, r));
                 }
                 case "queue" -> {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
@@ -218,6 +222,45 @@ public final class ConsoleApp {
             return respond(400, headers, Pages.status(400, e.getMessage()));
         }
     }
+
+    /** The longest and shortest self-refresh a request may ask for, in seconds (0 is off). */
+    public static final int REFRESH_MIN = 5;
+
+    public static final int REFRESH_MAX = 300;
+
+    /**
+     * How the overview or a queue's page at {@code path} refreshes itself: the {@code refresh} parameter when given
+     * (then kept in the page's links), else the console's default.
+     */
+    private Pages.Refresh refresh(ConsoleRequest request, String path) {
+        String given = request.param("refresh");
+        int seconds = refresh;
+        if (given != null) {
+            if (!given.matches("[0-9]{1,3}")) {
+                throw new BadRequest(REFRESH_MESSAGE);
+            }
+            seconds = Integer.parseInt(given);
+            if (seconds != 0 && (seconds < REFRESH_MIN || seconds > REFRESH_MAX)) {
+                throw new BadRequest(REFRESH_MESSAGE);
+            }
+        }
+        StringBuilder self = new StringBuilder(path);
+        for (Map.Entry<String, String> p : new java.util.TreeMap<>(request.params()).entrySet()) {
+            if (!p.getKey().equals("refresh")) {
+                self.append(self.indexOf("?") < 0 ? "?" : "&")
+                        .append(Pages.url(p.getKey()))
+                        .append('=')
+                        .append(Pages.url(p.getValue()));
+            }
+        }
+        self.append(self.indexOf("?") < 0 ? "?" : "&")
+                .append("refresh=")
+                .append(seconds > 0 ? 0 : refresh > 0 ? refresh : 30);
+        return new Pages.Refresh(seconds, given == null ? "" : "&refresh=" + seconds, self.toString());
+    }
+
+    private static final String REFRESH_MESSAGE = "refresh must be 0 (the page does not refresh itself) or "
+            + REFRESH_MIN + " to " + REFRESH_MAX + " seconds.";
 
     /** A refused POST in the audit table: who, what they asked (as sent, cut), and why it was refused. */
     private void refused(ConsoleRequest request, ConsoleUser user, String why) {
@@ -308,6 +351,7 @@ public final class ConsoleApp {
     private ConsoleResponse queuePage(
             ConsoleRequest request, Map<String, String> headers, String who, @Nullable String token) {
         QueueAdmin<?> q = queueOf(request);
+        Pages.Refresh r = refresh(request, "queue");
         Object deadAfter = idParam(q, request, "dead");
         Object deadBefore = idParam(q, request, "before");
         if (deadAfter != null && deadBefore != null) {
@@ -326,9 +370,9 @@ public final class ConsoleApp {
                 pageSize,
                 maxRequeue,
                 attentionAge,
-                "",
+                r.keep(),
                 token);
-        return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body));
+        return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body, r));
     }
 
     /** The page of dead letters after or before an id (keyset both ways), with its count and its links. */

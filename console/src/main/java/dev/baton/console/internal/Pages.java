@@ -49,10 +49,58 @@ public final class Pages {
 
     /** A whole page around {@code body}. */
     public static String page(String title, String who, String body) {
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text(Html.plain(title))
-                + "</title><style>" + STYLE + "</style></head><body><header><strong>Baton console</strong>"
-                + " <span class=\"muted\">" + who + "</span> <a href=\"./\">Overview</a></header><main>" + body
-                + "</main></body></html>";
+        return page(title, who, body, null);
+    }
+
+    /**
+     * How a page that only reads refreshes itself: every {@code seconds} (0: not), {@code keep} the parameter its
+     * links carry ("" or {@code &refresh=N}), {@code toggle} the URL of the same page refreshing the other way.
+     */
+    public record Refresh(int seconds, String keep, String toggle) {}
+
+    /**
+     * A whole page around {@code body}; with {@code refresh}, one that reloads itself by a {@code meta} refresh (no
+     * script: the CSP runs none) and says so in its header, with a link that turns it off or on.
+     */
+    public static String page(String title, String who, String body, @Nullable Refresh refresh) {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");
+        if (refresh != null && refresh.seconds() > 0) {
+            b.append("<meta http-equiv=\"refresh\" content=\"")
+                    .append(refresh.seconds())
+                    .append("\">");
+        }
+        b.append("<title>")
+                .append(text(Html.plain(title)))
+                .append("</title><style>")
+                .append(STYLE)
+                .append("</style></head><body><header><strong>Baton console</strong> <span class=\"muted\">")
+                .append(who)
+                .append("</span> <a href=\"")
+                .append(text(
+                        refresh == null || refresh.keep().isEmpty()
+                                ? "./"
+                                : "./?" + refresh.keep().substring(1)))
+                .append("\">Overview</a>");
+        if (refresh != null) {
+            b.append(" <span class=\"muted\" id=\"refresh\">");
+            if (refresh.seconds() > 0) {
+                b.append("This page refreshes itself every ")
+                        .append(refresh.seconds())
+                        .append(" s (a refresh loses what is typed in a form): <a href=\"")
+                        .append(text(refresh.toggle()))
+                        .append("\">stop refreshing</a></span>");
+            } else {
+                b.append("This page does not refresh itself: <a href=\"")
+                        .append(text(refresh.toggle()))
+                        .append("\">refresh every ")
+                        .append(refresh.toggle().replaceAll(".*refresh=", ""))
+                        .append(" s</a></span>");
+            }
+        }
+        return b.append("</header><main>")
+                .append(body)
+                .append("</main></body></html>")
+                .toString();
     }
 
     /** A short page for an error status: the status and a fixed sentence, nothing from the request. */
@@ -342,6 +390,7 @@ public final class Pages {
         // a GET form: searching only reads, and the CSP's form-action 'self' allows it
         b.append("<form method=\"get\" action=\"queue\" id=\"dead-filter\">")
                 .append(hidden("q", q.name()))
+                .append(keep.isEmpty() ? "" : hidden("refresh", keep.substring(keep.indexOf('=') + 1)))
                 .append("<label>Error contains <input type=\"search\" name=\"find\" maxlength=\"")
                 .append(DeadLetters.SEARCH_TEXT)
                 .append("\" value=\"")
