@@ -121,6 +121,7 @@ public final class BatonConsole implements AutoCloseable {
         private final Map<String, ClaimQueue<?>> queues = new LinkedHashMap<>();
         private final Map<String, String> kinds = new LinkedHashMap<>();
         private final Map<String, String> deadAt = new LinkedHashMap<>();
+        private final Map<String, String> references = new LinkedHashMap<>();
         private final List<Worker> workers = new ArrayList<>();
         private final List<Supplier<? extends Collection<Worker>>> workerSources = new ArrayList<>();
         private final List<Consumer<ConsoleAction>> audit = new ArrayList<>();
@@ -189,12 +190,30 @@ public final class BatonConsole implements AutoCloseable {
          */
         public Builder deadAtColumn(String queue, String column) {
             Objects.requireNonNull(queue, "queue");
-            deadAt.put(
-                    queue,
-                    dev.baton.DeadLetterQuery.all()
-                            .changedBetween(column, null, null)
-                            .timeColumn());
+            deadAt.put(queue, identifier(column));
             return this;
+        }
+
+        /**
+         * The column of {@code queue}'s table that keeps the receiver's reference of a send (a payment's id at the
+         * provider, the example's {@code third_party_guid}). An operator who resolves an unknown send as sent may type
+         * the reference the receiver gave; the completion then writes it to this column (as {@code
+         * Outcome.complete(state).set(column, reference)}) in the same guarded update. Without one, a typed reference
+         * is kept in the audit only.
+         *
+         * @throws dev.baton.InvalidIdentifierException if the column is not a plain identifier
+         */
+        public Builder referenceColumn(String queue, String column) {
+            Objects.requireNonNull(queue, "queue");
+            references.put(queue, identifier(column));
+            return this;
+        }
+
+        /** {@code column}, checked as a plain identifier by the core's own check (a query that names it). */
+        private static String identifier(String column) {
+            return dev.baton.DeadLetterQuery.all()
+                    .changedBetween(column, null, null)
+                    .timeColumn();
         }
 
         /** Who sends each request; required. */
@@ -383,7 +402,18 @@ public final class BatonConsole implements AutoCloseable {
                             "deadAtColumn names queue '" + name + "', which is not on the console");
                 }
             }
-            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name))));
+            for (String name : references.keySet()) {
+                if (!queues.containsKey(name)) {
+                    throw new ConfigurationException(
+                            "referenceColumn names queue '" + name + "', which is not on the console");
+                }
+                if (queues.get(name).unknownState() == null) {
+                    throw new ConfigurationException("referenceColumn names queue '" + name
+                            + "', which has no unknown sends to resolve (no non-idempotent sink)");
+                }
+            }
+            queues.forEach((name, q) ->
+                    admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name), references.get(name))));
             AuditTable trail = null;
             if (auditTable != null) {
                 auditBaton.ownTables().createConsoleAuditTable(auditTable);

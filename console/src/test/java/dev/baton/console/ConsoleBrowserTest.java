@@ -106,7 +106,12 @@ class ConsoleBrowserTest {
         }
 
         private void open(String user, int dead) {
-            f = new ConsoleFixture(database(), true, 50, b -> {});
+            open(user, dead, (b, fx) -> {});
+        }
+
+        private void open(
+                String user, int dead, java.util.function.BiConsumer<BatonConsole.Builder, ConsoleFixture> more) {
+            f = new ConsoleFixture(database(), "cn_console", true, 50, false, null, more);
             f.seed(dead);
             f.console.sample();
             driver.get(f.base());
@@ -255,17 +260,22 @@ class ConsoleBrowserTest {
 
         @Test
         void resolvingAnUnknownSendWorksAndIsAudited() throws IOException {
-            open("operator", 4);
+            open("operator", 4, (b, fx) -> b.referenceColumn(fx.queue.name(), "receiver_ref"));
             driver.get(f.base() + "queue?q=" + f.queue.name());
             var row = driver.findElement(By.cssSelector("#unknown tr[data-id='su-1']"));
             new Select(row.findElement(By.name("verdict"))).selectByValue("sent:COMPLETED");
             row.findElement(By.name("evidence")).sendKeys("receiver shows payment 4711 at 02:03");
+            row.findElement(By.name("reference")).sendKeys("pay-4711");
             screenshot("resolve");
             row.findElement(By.tagName("button")).click();
             assertTrue(waitFor(By.id("confirm-text")).getText().contains("receiver shows payment 4711"));
+            assertTrue(driver.findElement(By.id("confirm-text"))
+                    .getText()
+                    .contains("with the receiver's reference \"pay-4711\" (written to column receiver_ref)"));
             waitFor(By.xpath("//button[text()='Confirm']")).click();
             assertEquals(
-                    "Resolved as sent: unknown send u-1 is COMPLETED now.",
+                    "Resolved as sent: unknown send u-1 is COMPLETED now, with the receiver's reference \"pay-4711\""
+                            + " in column receiver_ref.",
                     waitFor(By.id("result")).getText());
             assertEquals(Sync.COMPLETED, f.state("u-1"));
             ConsoleAction a = f.console.recentActions().get(0);

@@ -29,6 +29,9 @@ public final class ConsoleApp {
 
     public static final String SESSION_COOKIE = "baton_console";
     private static final int MAX_EVIDENCE = 2000;
+    /** The longest receiver's reference an operator may type. */
+    static final int MAX_REFERENCE = 200;
+
     private static final int KEPT_ACTIONS = 100;
     /** The longest parameter but the evidence: an encoded id is at most 400 characters, a queue name less. */
     private static final int MAX_PARAM = 1000;
@@ -482,6 +485,7 @@ public final class ConsoleApp {
         String verdict = null;
         String completion = null;
         String evidence = null;
+        String reference = null;
         DeadFilter filter = null;
         switch (op) {
             case "requeue" -> {
@@ -527,8 +531,15 @@ public final class ConsoleApp {
                 if (evidence.length() > MAX_EVIDENCE) {
                     throw new BadRequest("The evidence is longer than " + MAX_EVIDENCE + " characters.");
                 }
+                reference = reference(request, verdict);
                 sentence = "Resolve unknown send " + id + " of queue " + q.name() + " as "
                         + (verdict.equals("sent") ? "sent (to " + completion + ")" : verdict)
+                        + (reference == null
+                                ? ""
+                                : ", with the receiver's reference \"" + reference + "\""
+                                        + (q.referenceColumn() == null
+                                                ? " (kept in the audit: this queue has no column for it)"
+                                                : " (written to column " + q.referenceColumn() + ")"))
                         + ", on this evidence: " + evidence;
                 // the page marks a row still in quarantine: its sender may be alive between its mark and its call
                 if (verdict.equals("not-sent") && "1".equals(request.param("quarantine"))) {
@@ -576,7 +587,42 @@ public final class ConsoleApp {
             back = "queue?q=" + Pages.url(q.name()) + filter.params();
         }
         return new Confirmations.Plan(
-                op, q.name(), id, target, n, force, verdict, completion, evidence, filter, sentence, back);
+                op, q.name(), id, target, n, force, verdict, completion, evidence, reference, filter, sentence, back);
+    }
+
+    /**
+     * The receiver's reference typed with a "sent" verdict, or null when the field was left empty: at most {@link
+     * #MAX_REFERENCE} characters, none of them a control or an invisible format character (a reference is one line
+     * of what the receiver shows, and it goes into a column and the audit as typed).
+     */
+    private static @Nullable String reference(ConsoleRequest request, String verdict) {
+        String r = request.param("reference");
+        if (r == null || r.isBlank()) {
+            return null;
+        }
+        if (!verdict.equals("sent")) {
+            throw new BadRequest("A receiver's reference goes with the verdict \"sent\" only; leave it empty for"
+                    + " \"not sent\" and \"give up\".");
+        }
+        if (r.length() > MAX_REFERENCE) {
+            throw new BadRequest("The receiver's reference is longer than " + MAX_REFERENCE + " characters.");
+        }
+        for (int i = 0; i < r.length(); ) {
+            int cp = r.codePointAt(i);
+            int type = Character.getType(cp);
+            if (type == Character.CONTROL
+                    || type == Character.FORMAT
+                    || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR
+                    || type == Character.SURROGATE
+                    || type == Character.UNASSIGNED) {
+                throw new BadRequest("The receiver's reference holds a control or invisible character (U+"
+                        + String.format(java.util.Locale.ROOT, "%04X", cp)
+                        + "): type it as one line of visible text.");
+            }
+            i += Character.charCount(cp);
+        }
+        return r;
     }
 
     /** A confirmed action: runs once, then sends the browser to its result page (a reload of that only reads). */
@@ -627,7 +673,14 @@ public final class ConsoleApp {
                             plan.filter().describe(),
                             QueueAdmin.MATCH_CAP,
                             plan.force());
-                case "resolve" -> q.resolve(user.name(), plan.id(), plan.verdict(), plan.completion(), plan.evidence());
+                case "resolve" ->
+                    q.resolve(
+                            user.name(),
+                            plan.id(),
+                            plan.verdict(),
+                            plan.completion(),
+                            plan.evidence(),
+                            plan.reference());
                 default -> pauseOrResume(q, plan.op().equals("pause"));
             };
         } catch (RuntimeException ex) {

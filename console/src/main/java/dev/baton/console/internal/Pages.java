@@ -547,7 +547,9 @@ public final class Pages {
                     extra.append("<option value=\"not-sent\">not sent (send again)</option>"
                             + "<option value=\"dead\">give up (dead letter)</option></select> "
                             + "<textarea name=\"evidence\" required maxlength=\"2000\""
-                            + " placeholder=\"evidence: what the receiver said\"></textarea> ");
+                            + " placeholder=\"evidence: what the receiver said\"></textarea> "
+                            + "<label>receiver's reference, if sent <input type=\"text\" name=\"reference\""
+                            + " size=\"16\" maxlength=\"" + ConsoleApp.MAX_REFERENCE + "\"></label> ");
                     if (!u.ready()) {
                         // its sender may be alive: "not sent" needs the operator's word that it is not
                         extra.append(hidden("quarantine", "1"))
