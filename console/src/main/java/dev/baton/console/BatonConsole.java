@@ -121,6 +121,7 @@ public final class BatonConsole implements AutoCloseable {
         private final Map<String, ClaimQueue<?>> queues = new LinkedHashMap<>();
         private final Map<String, String> kinds = new LinkedHashMap<>();
         private final Map<String, String> deadAt = new LinkedHashMap<>();
+        private final Map<String, String> references = new LinkedHashMap<>();
         private final List<Worker> workers = new ArrayList<>();
         private final List<Supplier<? extends Collection<Worker>>> workerSources = new ArrayList<>();
         private final List<Consumer<ConsoleAction>> audit = new ArrayList<>();
@@ -130,6 +131,8 @@ public final class BatonConsole implements AutoCloseable {
         private int maxRequeue = 100;
         private int samples = 60;
         private Duration sampleInterval = Duration.ofSeconds(10);
+        private Duration attentionAge = Duration.ofMinutes(5);
+        private Duration refresh = Duration.ZERO;
         private byte @Nullable [] csrfKey;
         private Duration sessionLifetime = Duration.ofHours(12);
         private boolean secureCookie;
@@ -187,12 +190,30 @@ public final class BatonConsole implements AutoCloseable {
          */
         public Builder deadAtColumn(String queue, String column) {
             Objects.requireNonNull(queue, "queue");
-            deadAt.put(
-                    queue,
-                    dev.baton.DeadLetterQuery.all()
-                            .changedBetween(column, null, null)
-                            .timeColumn());
+            deadAt.put(queue, identifier(column));
             return this;
+        }
+
+        /**
+         * The column of {@code queue}'s table that keeps the receiver's reference of a send (a payment's id at the
+         * provider, the example's {@code third_party_guid}). An operator who resolves an unknown send as sent may type
+         * the reference the receiver gave; the completion then writes it to this column (as {@code
+         * Outcome.complete(state).set(column, reference)}) in the same guarded update. Without one, a typed reference
+         * is kept in the audit only.
+         *
+         * @throws dev.baton.InvalidIdentifierException if the column is not a plain identifier
+         */
+        public Builder referenceColumn(String queue, String column) {
+            Objects.requireNonNull(queue, "queue");
+            references.put(queue, identifier(column));
+            return this;
+        }
+
+        /** {@code column}, checked as a plain identifier by the core's own check (a query that names it). */
+        private static String identifier(String column) {
+            return dev.baton.DeadLetterQuery.all()
+                    .changedBetween(column, null, null)
+                    .timeColumn();
         }
 
         /** Who sends each request; required. */
@@ -236,6 +257,42 @@ public final class BatonConsole implements AutoCloseable {
             }
             this.sampleInterval = interval;
             this.samples = samples;
+            return this;
+        }
+
+        /**
+         * How old the oldest eligible row of a queue may be before the overview says the queue needs attention, 10
+         * seconds to 7 days (default 5 minutes). A queue with dead rows, unknown sends or paused workers in this
+         * process needs attention whatever its age.
+         *
+         * @throws ConfigurationException if {@code age} is outside 10 seconds to 7 days
+         */
+        public Builder attentionAge(Duration age) {
+            Objects.requireNonNull(age, "age");
+            if (age.compareTo(Duration.ofSeconds(10)) < 0 || age.compareTo(Duration.ofDays(7)) > 0) {
+                throw new ConfigurationException("attentionAge must be 10 seconds to 7 days, was " + age);
+            }
+            this.attentionAge = age;
+            return this;
+        }
+
+        /**
+         * How often the overview and a queue's page reload themselves by default, {@link Duration#ZERO} (default: they
+         * do not) or 5 to 300 whole seconds. A page's {@code refresh} parameter overrides it for that page and its
+         * links ({@code refresh=0}: off). The reload is a {@code meta} refresh (no script); confirmation and result
+         * pages never reload, so a reload never repeats an action. A reload loses what was typed in a form on the page.
+         *
+         * @throws ConfigurationException if {@code every} is neither zero nor 5 to 300 whole seconds
+         */
+        public Builder refresh(Duration every) {
+            Objects.requireNonNull(every, "every");
+            if (!every.isZero()
+                    && (every.compareTo(Duration.ofSeconds(5)) < 0
+                            || every.compareTo(Duration.ofSeconds(300)) > 0
+                            || every.toMillis() % 1000 != 0)) {
+                throw new ConfigurationException("refresh must be 0 (off) or 5 to 300 whole seconds, was " + every);
+            }
+            this.refresh = every;
             return this;
         }
 
@@ -345,7 +402,18 @@ public final class BatonConsole implements AutoCloseable {
                             "deadAtColumn names queue '" + name + "', which is not on the console");
                 }
             }
-            queues.forEach((name, q) -> admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name))));
+            for (String name : references.keySet()) {
+                if (!queues.containsKey(name)) {
+                    throw new ConfigurationException(
+                            "referenceColumn names queue '" + name + "', which is not on the console");
+                }
+                if (queues.get(name).unknownState() == null) {
+                    throw new ConfigurationException("referenceColumn names queue '" + name
+                            + "', which has no unknown sends to resolve (no non-idempotent sink)");
+                }
+            }
+            queues.forEach((name, q) ->
+                    admins.add(QueueAdmin.of(q, kinds.get(name), all, deadAt.get(name), references.get(name))));
             AuditTable trail = null;
             if (auditTable != null) {
                 auditBaton.ownTables().createConsoleAuditTable(auditTable);
@@ -359,6 +427,8 @@ public final class BatonConsole implements AutoCloseable {
                     maxRequeue,
                     samples,
                     sampleInterval,
+                    attentionAge,
+                    (int) refresh.toSeconds(),
                     LoggerFactory.getLogger(AUDIT_LOGGER),
                     audit,
                     new Csrf(csrfKey, sessionLifetime),

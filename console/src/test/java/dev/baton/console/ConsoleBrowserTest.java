@@ -106,7 +106,12 @@ class ConsoleBrowserTest {
         }
 
         private void open(String user, int dead) {
-            f = new ConsoleFixture(database(), true, 50, b -> {});
+            open(user, dead, (b, fx) -> {});
+        }
+
+        private void open(
+                String user, int dead, java.util.function.BiConsumer<BatonConsole.Builder, ConsoleFixture> more) {
+            f = new ConsoleFixture(database(), "cn_console", true, 50, false, null, more);
             f.seed(dead);
             f.console.sample();
             driver.get(f.base());
@@ -159,6 +164,9 @@ class ConsoleBrowserTest {
             assertEquals(db.get(Sync.UNKNOWN), cell("unknown"));
             assertEquals(db.get(Sync.PENDING), cell("eligible") + cell("waiting"));
             assertEquals(db.get(Sync.PROCESSING), cell("in-flight") + cell("expired"));
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 8 dead, 2 unknown sends.",
+                    driver.findElement(By.id("attention")).getText());
             screenshot("overview");
             driver.findElement(By.linkText(f.queue.name())).click();
             // the hostile texts are shown as text: no element was made of them, and no script ran (no alert open)
@@ -168,6 +176,33 @@ class ConsoleBrowserTest {
                     db.get(Sync.FAILED),
                     driver.findElements(By.cssSelector("#dead tr[data-id]")).size());
             screenshot("queue");
+        }
+
+        @Test
+        void theOverviewSaysInWordsWhatNeedsAttentionAndRefreshesItself() {
+            open("reader", 4);
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 4 dead, 2 unknown sends.",
+                    driver.findElement(By.id("attention")).getText());
+            assertTrue(driver.findElement(By.cssSelector("#queues tr.attention td"))
+                    .getText()
+                    .contains("Needs attention: 4 dead, 2 unknown sends"));
+            driver.get(f.base() + "?refresh=5");
+            assertTrue(driver.findElement(By.id("refresh")).getText().contains("refreshes itself every 5 s"));
+            WebElement shown = driver.findElement(By.id("attention"));
+            f.insert("d-new", Sync.FAILED, 3, "HTTP 500 from the receiver", "late");
+            f.console.sample();
+            // the test does not navigate: the page reloads itself (a meta refresh, no script under the CSP)
+            new WebDriverWait(driver, Duration.ofSeconds(15)).until(ExpectedConditions.stalenessOf(shown));
+            assertEquals(
+                    "Needs attention: " + f.queue.name() + ": 5 dead, 2 unknown sends.",
+                    waitFor(By.id("attention")).getText());
+            assertTrue(driver.getCurrentUrl().endsWith("?refresh=5"), driver.getCurrentUrl());
+            // its link to the queue keeps the interval, and the queue's page refreshes too
+            driver.findElement(By.linkText(f.queue.name())).click();
+            assertTrue(waitFor(By.id("refresh")).getText().contains("refreshes itself every 5 s"));
+            driver.findElement(By.linkText("stop refreshing")).click();
+            assertTrue(waitFor(By.id("refresh")).getText().contains("does not refresh itself"));
         }
 
         @Test
@@ -225,17 +260,22 @@ class ConsoleBrowserTest {
 
         @Test
         void resolvingAnUnknownSendWorksAndIsAudited() throws IOException {
-            open("operator", 4);
+            open("operator", 4, (b, fx) -> b.referenceColumn(fx.queue.name(), "receiver_ref"));
             driver.get(f.base() + "queue?q=" + f.queue.name());
             var row = driver.findElement(By.cssSelector("#unknown tr[data-id='su-1']"));
             new Select(row.findElement(By.name("verdict"))).selectByValue("sent:COMPLETED");
             row.findElement(By.name("evidence")).sendKeys("receiver shows payment 4711 at 02:03");
+            row.findElement(By.name("reference")).sendKeys("pay-4711");
             screenshot("resolve");
             row.findElement(By.tagName("button")).click();
             assertTrue(waitFor(By.id("confirm-text")).getText().contains("receiver shows payment 4711"));
+            assertTrue(driver.findElement(By.id("confirm-text"))
+                    .getText()
+                    .contains("with the receiver's reference \"pay-4711\" (written to column receiver_ref)"));
             waitFor(By.xpath("//button[text()='Confirm']")).click();
             assertEquals(
-                    "Resolved as sent: unknown send u-1 is COMPLETED now.",
+                    "Resolved as sent: unknown send u-1 is COMPLETED now, with the receiver's reference \"pay-4711\""
+                            + " in column receiver_ref.",
                     waitFor(By.id("result")).getText());
             assertEquals(Sync.COMPLETED, f.state("u-1"));
             ConsoleAction a = f.console.recentActions().get(0);

@@ -60,13 +60,26 @@ final class ConsoleFixture implements AutoCloseable {
             boolean keyed,
             dev.baton.BatonListener listener,
             Consumer<BatonConsole.Builder> more) {
+        this(db, prefix, operate, pageSize, keyed, listener, (b, f) -> more.accept(b));
+    }
+
+    /** As above, {@code more} given the fixture too (its queue's name, its Baton). */
+    ConsoleFixture(
+            TestDatabase db,
+            String prefix,
+            boolean operate,
+            int pageSize,
+            boolean keyed,
+            dev.baton.BatonListener listener,
+            java.util.function.BiConsumer<BatonConsole.Builder, ConsoleFixture> more) {
         this.db = db;
         this.table = TestDatabases.uniqueName(prefix);
         String ts = db.kind().timestampType();
         db.execute("CREATE TABLE " + table + " (id VARCHAR(200) NOT NULL PRIMARY KEY, sync_status INT NOT NULL,"
                 + " lease_until " + ts + ", claim_token BIGINT NULL, attempts INT DEFAULT 0 NOT NULL,"
                 + " next_attempt_at " + ts + ", last_error VARCHAR(1000) NULL, created_at " + ts + ","
-                + " payload VARCHAR(300) NULL, customer VARCHAR(100) NULL, died_at " + ts + ")");
+                + " payload VARCHAR(300) NULL, customer VARCHAR(100) NULL, died_at " + ts + ","
+                + " receiver_ref VARCHAR(200) NULL)");
         db.execute("CREATE INDEX ix_" + table + " ON " + table + " (sync_status, id)");
         Baton.Builder bb = Baton.builder(db.dataSource());
         if (listener != null) {
@@ -85,7 +98,7 @@ final class ConsoleFixture implements AutoCloseable {
         if (keyed) {
             b.deadAtColumn(queue.name(), "died_at");
         }
-        more.accept(b);
+        more.accept(b, this);
         this.console = b.build();
         try {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);

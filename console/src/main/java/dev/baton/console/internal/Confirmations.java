@@ -34,6 +34,7 @@ final class Confirmations {
             @Nullable String verdict,
             @Nullable String completion,
             @Nullable String evidence,
+            @Nullable String reference,
             @Nullable DeadFilter filter,
             String sentence,
             String back) {}

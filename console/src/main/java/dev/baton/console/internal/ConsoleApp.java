@@ -29,6 +29,9 @@ public final class ConsoleApp {
 
     public static final String SESSION_COOKIE = "baton_console";
     private static final int MAX_EVIDENCE = 2000;
+    /** The longest receiver's reference an operator may type. */
+    static final int MAX_REFERENCE = 200;
+
     private static final int KEPT_ACTIONS = 100;
     /** The longest parameter but the evidence: an encoded id is at most 400 characters, a queue name less. */
     private static final int MAX_PARAM = 1000;
@@ -42,6 +45,8 @@ public final class ConsoleApp {
     private final int pageSize;
     private final int maxRequeue;
     private final Duration sampleInterval;
+    private final Duration attentionAge;
+    private final int refresh;
     private final Logger audit;
     private final List<Consumer<ConsoleAction>> auditListeners;
     private final Csrf csrf;
@@ -58,6 +63,8 @@ public final class ConsoleApp {
             int maxRequeue,
             int samples,
             Duration sampleInterval,
+            Duration attentionAge,
+            int refresh,
             Logger audit,
             List<Consumer<ConsoleAction>> auditListeners,
             Csrf csrf,
@@ -76,6 +83,8 @@ public final class ConsoleApp {
         this.pageSize = pageSize;
         this.maxRequeue = maxRequeue;
         this.sampleInterval = sampleInterval;
+        this.attentionAge = attentionAge;
+        this.refresh = refresh;
         this.audit = audit;
         this.auditListeners = List.copyOf(auditListeners);
         this.csrf = csrf;
@@ -156,9 +165,16 @@ public final class ConsoleApp {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
                         return respond(405, headers, Pages.status(405, "Method not allowed."));
                     }
+                    Pages.Refresh r = refresh(request, "./");
                     String body = Pages.overview(
-                            List.copyOf(queues.values()), samplers, recentActions(), token, sampleInterval);
-                    return respond(200, headers, Pages.page("Baton console", who, body));
+                            List.copyOf(queues.values()),
+                            samplers,
+                            recentActions(),
+                            token,
+                            sampleInterval,
+                            attentionAge,
+                            r.keep());
+                    return respond(200, headers, Pages.page("Baton console", who, body, r));
                 }
                 case "queue" -> {
                     if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
@@ -209,6 +225,45 @@ public final class ConsoleApp {
             return respond(400, headers, Pages.status(400, e.getMessage()));
         }
     }
+
+    /** The longest and shortest self-refresh a request may ask for, in seconds (0 is off). */
+    public static final int REFRESH_MIN = 5;
+
+    public static final int REFRESH_MAX = 300;
+
+    /**
+     * How the overview or a queue's page at {@code path} refreshes itself: the {@code refresh} parameter when given
+     * (then kept in the page's links), else the console's default.
+     */
+    private Pages.Refresh refresh(ConsoleRequest request, String path) {
+        String given = request.param("refresh");
+        int seconds = refresh;
+        if (given != null) {
+            if (!given.matches("[0-9]{1,3}")) {
+                throw new BadRequest(REFRESH_MESSAGE);
+            }
+            seconds = Integer.parseInt(given);
+            if (seconds != 0 && (seconds < REFRESH_MIN || seconds > REFRESH_MAX)) {
+                throw new BadRequest(REFRESH_MESSAGE);
+            }
+        }
+        StringBuilder self = new StringBuilder(path);
+        for (Map.Entry<String, String> p : new java.util.TreeMap<>(request.params()).entrySet()) {
+            if (!p.getKey().equals("refresh")) {
+                self.append(self.indexOf("?") < 0 ? "?" : "&")
+                        .append(Pages.url(p.getKey()))
+                        .append('=')
+                        .append(Pages.url(p.getValue()));
+            }
+        }
+        self.append(self.indexOf("?") < 0 ? "?" : "&")
+                .append("refresh=")
+                .append(seconds > 0 ? 0 : refresh > 0 ? refresh : 30);
+        return new Pages.Refresh(seconds, given == null ? "" : "&refresh=" + seconds, self.toString());
+    }
+
+    private static final String REFRESH_MESSAGE = "refresh must be 0 (the page does not refresh itself) or "
+            + REFRESH_MIN + " to " + REFRESH_MAX + " seconds.";
 
     /** A refused POST in the audit table: who, what they asked (as sent, cut), and why it was refused. */
     private void refused(ConsoleRequest request, ConsoleUser user, String why) {
@@ -299,6 +354,7 @@ public final class ConsoleApp {
     private ConsoleResponse queuePage(
             ConsoleRequest request, Map<String, String> headers, String who, @Nullable String token) {
         QueueAdmin<?> q = queueOf(request);
+        Pages.Refresh r = refresh(request, "queue");
         Object deadAfter = idParam(q, request, "dead");
         Object deadBefore = idParam(q, request, "before");
         if (deadAfter != null && deadBefore != null) {
@@ -316,8 +372,10 @@ public final class ConsoleApp {
                 unknownAfter == null ? null : Ids.encode(unknownAfter),
                 pageSize,
                 maxRequeue,
+                attentionAge,
+                r.keep(),
                 token);
-        return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body));
+        return respond(200, headers, Pages.page(q.name() + " \u2013 Baton console", who, body, r));
     }
 
     /** The page of dead letters after or before an id (keyset both ways), with its count and its links. */
@@ -427,6 +485,7 @@ public final class ConsoleApp {
         String verdict = null;
         String completion = null;
         String evidence = null;
+        String reference = null;
         DeadFilter filter = null;
         switch (op) {
             case "requeue" -> {
@@ -472,8 +531,15 @@ public final class ConsoleApp {
                 if (evidence.length() > MAX_EVIDENCE) {
                     throw new BadRequest("The evidence is longer than " + MAX_EVIDENCE + " characters.");
                 }
+                reference = reference(request, verdict);
                 sentence = "Resolve unknown send " + id + " of queue " + q.name() + " as "
                         + (verdict.equals("sent") ? "sent (to " + completion + ")" : verdict)
+                        + (reference == null
+                                ? ""
+                                : ", with the receiver's reference \"" + reference + "\""
+                                        + (q.referenceColumn() == null
+                                                ? " (kept in the audit: this queue has no column for it)"
+                                                : " (written to column " + q.referenceColumn() + ")"))
                         + ", on this evidence: " + evidence;
                 // the page marks a row still in quarantine: its sender may be alive between its mark and its call
                 if (verdict.equals("not-sent") && "1".equals(request.param("quarantine"))) {
@@ -521,7 +587,42 @@ public final class ConsoleApp {
             back = "queue?q=" + Pages.url(q.name()) + filter.params();
         }
         return new Confirmations.Plan(
-                op, q.name(), id, target, n, force, verdict, completion, evidence, filter, sentence, back);
+                op, q.name(), id, target, n, force, verdict, completion, evidence, reference, filter, sentence, back);
+    }
+
+    /**
+     * The receiver's reference typed with a "sent" verdict, or null when the field was left empty: at most {@link
+     * #MAX_REFERENCE} characters, none of them a control or an invisible format character (a reference is one line
+     * of what the receiver shows, and it goes into a column and the audit as typed).
+     */
+    private static @Nullable String reference(ConsoleRequest request, String verdict) {
+        String r = request.param("reference");
+        if (r == null || r.isBlank()) {
+            return null;
+        }
+        if (!verdict.equals("sent")) {
+            throw new BadRequest("A receiver's reference goes with the verdict \"sent\" only; leave it empty for"
+                    + " \"not sent\" and \"give up\".");
+        }
+        if (r.length() > MAX_REFERENCE) {
+            throw new BadRequest("The receiver's reference is longer than " + MAX_REFERENCE + " characters.");
+        }
+        for (int i = 0; i < r.length(); ) {
+            int cp = r.codePointAt(i);
+            int type = Character.getType(cp);
+            if (type == Character.CONTROL
+                    || type == Character.FORMAT
+                    || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR
+                    || type == Character.SURROGATE
+                    || type == Character.UNASSIGNED) {
+                throw new BadRequest("The receiver's reference holds a control or invisible character (U+"
+                        + String.format(java.util.Locale.ROOT, "%04X", cp)
+                        + "): type it as one line of visible text.");
+            }
+            i += Character.charCount(cp);
+        }
+        return r;
     }
 
     /** A confirmed action: runs once, then sends the browser to its result page (a reload of that only reads). */
@@ -572,7 +673,14 @@ public final class ConsoleApp {
                             plan.filter().describe(),
                             QueueAdmin.MATCH_CAP,
                             plan.force());
-                case "resolve" -> q.resolve(user.name(), plan.id(), plan.verdict(), plan.completion(), plan.evidence());
+                case "resolve" ->
+                    q.resolve(
+                            user.name(),
+                            plan.id(),
+                            plan.verdict(),
+                            plan.completion(),
+                            plan.evidence(),
+                            plan.reference());
                 default -> pauseOrResume(q, plan.op().equals("pause"));
             };
         } catch (RuntimeException ex) {

@@ -37,16 +37,70 @@ public final class Pages {
             + "#result{font-size:1.2em;font-weight:bold}textarea{width:24em;height:3em}svg{display:block}"
             + ".cc{font:12px monospace;color:#a00;border:1px solid #a00;border-radius:2px;padding:0 2px;margin:0 1px}"
             + "dl.cols{margin:0}dl.cols dt{font-weight:bold}dl.cols dd{margin:0 0 .3em 1em;white-space:pre-wrap;"
-            + "font-family:monospace;overflow-wrap:anywhere}";
+            + "font-family:monospace;overflow-wrap:anywhere}"
+            + "tr.attention td:first-child{border-left:4px solid #c60}.attn{color:#a40}"
+            + "p.attention{border-left:4px solid #c60;padding:.3em .6em;background:#fff6e8}";
+
+    private static final String QUEUES_HEAD = "<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th>"
+            + "<th>Waiting</th><th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th>"
+            + "<th>Oldest eligible</th><th>Backlog</th><th>Workers in this process</th></tr>";
 
     private Pages() {}
 
     /** A whole page around {@code body}. */
     public static String page(String title, String who, String body) {
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text(Html.plain(title))
-                + "</title><style>" + STYLE + "</style></head><body><header><strong>Baton console</strong>"
-                + " <span class=\"muted\">" + who + "</span> <a href=\"./\">Overview</a></header><main>" + body
-                + "</main></body></html>";
+        return page(title, who, body, null);
+    }
+
+    /**
+     * How a page that only reads refreshes itself: every {@code seconds} (0: not), {@code keep} the parameter its
+     * links carry ("" or {@code &refresh=N}), {@code toggle} the URL of the same page refreshing the other way.
+     */
+    public record Refresh(int seconds, String keep, String toggle) {}
+
+    /**
+     * A whole page around {@code body}; with {@code refresh}, one that reloads itself by a {@code meta} refresh (no
+     * script: the CSP runs none) and says so in its header, with a link that turns it off or on.
+     */
+    public static String page(String title, String who, String body, @Nullable Refresh refresh) {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");
+        if (refresh != null && refresh.seconds() > 0) {
+            b.append("<meta http-equiv=\"refresh\" content=\"")
+                    .append(refresh.seconds())
+                    .append("\">");
+        }
+        b.append("<title>")
+                .append(text(Html.plain(title)))
+                .append("</title><style>")
+                .append(STYLE)
+                .append("</style></head><body><header><strong>Baton console</strong> <span class=\"muted\">")
+                .append(who)
+                .append("</span> <a href=\"")
+                .append(text(
+                        refresh == null || refresh.keep().isEmpty()
+                                ? "./"
+                                : "./?" + refresh.keep().substring(1)))
+                .append("\">Overview</a>");
+        if (refresh != null) {
+            b.append(" <span class=\"muted\" id=\"refresh\">");
+            if (refresh.seconds() > 0) {
+                b.append("This page refreshes itself every ")
+                        .append(refresh.seconds())
+                        .append(" s (a refresh loses what is typed in a form): <a href=\"")
+                        .append(text(refresh.toggle()))
+                        .append("\">stop refreshing</a></span>");
+            } else {
+                b.append("This page does not refresh itself: <a href=\"")
+                        .append(text(refresh.toggle()))
+                        .append("\">refresh every ")
+                        .append(refresh.toggle().replaceAll(".*refresh=", ""))
+                        .append(" s</a></span>");
+            }
+        }
+        return b.append("</header><main>")
+                .append(body)
+                .append("</main></body></html>")
+                .toString();
     }
 
     /** A short page for an error status: the status and a fixed sentence, nothing from the request. */
@@ -75,15 +129,27 @@ public final class Pages {
 
     /** The overview row of one queue. */
     static String queueRow(
-            QueueAdmin<?> q, Sampler.Sample latest, List<Sampler.Sample> history, @Nullable String csrf) {
+            QueueAdmin<?> q,
+            Sampler.Sample latest,
+            List<Sampler.Sample> history,
+            List<String> attention,
+            String keep,
+            @Nullable String csrf) {
         StringBuilder b = new StringBuilder();
         b.append("<tr data-queue=\"")
                 .append(Html.attr(q.name()))
-                .append("\"><td><a href=\"queue?q=")
-                .append(text(url(q.name())))
+                .append(attention.isEmpty() ? "\">" : "\" class=\"attention\">")
+                .append("<td><a href=\"")
+                .append(text("queue?q=" + url(q.name()) + keep))
                 .append("\">")
                 .append(text(q.name()))
-                .append("</a><br><span class=\"muted\">sampled ")
+                .append("</a>");
+        if (!attention.isEmpty()) {
+            // said in words, not by the colour alone
+            b.append("<br><strong class=\"attn\" data-k=\"attention\">Needs attention:</strong> ")
+                    .append(clip(String.join(", ", attention), CELL));
+        }
+        b.append("<br><span class=\"muted\">sampled ")
                 .append(text(TIME.format(latest.at())))
                 .append("</span></td><td>")
                 .append(text(q.kind()))
@@ -200,18 +266,42 @@ public final class Pages {
             Map<String, Sampler> samplers,
             List<ConsoleAction> actions,
             @Nullable String csrf,
-            Duration sampleInterval) {
-        StringBuilder b = new StringBuilder("<h1>Queues</h1><p class=\"muted\">Numbers from the latest sample"
-                + " (taken every " + sampleInterval.toSeconds() + " s and after every action); the chart shows the"
-                + " backlog (blue) and dead rows (red) over the samples kept.</p>");
-        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
-                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
-                + "<th>Backlog</th><th>Workers in this process</th></tr>");
+            Duration sampleInterval,
+            Duration attentionAge,
+            String keep) {
+        StringBuilder b = new StringBuilder("<h1>Queues</h1>");
+        StringBuilder rows = new StringBuilder();
+        StringBuilder needs = new StringBuilder();
         for (QueueAdmin<?> q : queues) {
             Sampler s = samplers.get(q.name());
-            b.append(queueRow(q, s.latest(), s.all(), csrf));
+            Sampler.Sample latest = s.latest();
+            List<String> why = Attention.reasons(q, latest, attentionAge);
+            if (!why.isEmpty()) {
+                needs.append(needs.length() == 0 ? "" : "; ")
+                        .append("<a href=\"")
+                        .append(text("queue?q=" + url(q.name()) + keep))
+                        .append("\">")
+                        .append(clip(q.name(), 100))
+                        .append("</a>: ")
+                        .append(clip(String.join(", ", why), CELL));
+            }
+            rows.append(queueRow(q, latest, s.all(), why, keep, csrf));
         }
-        b.append("</table>");
+        if (needs.length() > 0) {
+            b.append("<p id=\"attention\" class=\"attention\"><strong>Needs attention:</strong> ")
+                    .append(needs)
+                    .append(".</p>");
+        } else {
+            b.append("<p id=\"attention\">Nothing needs attention: no dead rows, no unknown sends, no paused workers"
+                            + " in this process, no eligible row older than ")
+                    .append(age(attentionAge))
+                    .append(".</p>");
+        }
+        b.append("<p class=\"muted\">Numbers from the latest sample (taken every ")
+                .append(sampleInterval.toSeconds())
+                .append(" s and after every action); the chart shows the backlog (blue) and dead rows (red) over the"
+                        + " samples kept.</p>");
+        b.append(QUEUES_HEAD).append(rows).append("</table>");
         b.append(auditTable(actions));
         return b.toString();
     }
@@ -266,8 +356,10 @@ public final class Pages {
             @Nullable String unknownAfter,
             int pageSize,
             int maxRequeue,
+            Duration attentionAge,
+            String keep,
             @Nullable String csrf) {
-        String qUrl = "queue?q=" + url(q.name());
+        String qUrl = "queue?q=" + url(q.name()) + keep;
         DeadFilter filter = deadList.filter();
         StringBuilder b = new StringBuilder("<h1>")
                 .append(text(q.kind()))
@@ -276,10 +368,10 @@ public final class Pages {
                 .append(" <span class=\"muted\">(table ")
                 .append(text(q.table()))
                 .append(")</span></h1>");
-        b.append("<table id=\"queues\"><tr><th>Queue</th><th>Kind</th><th>Eligible</th><th>Waiting</th>"
-                + "<th>In flight</th><th>Expired leases</th><th>Dead</th><th>Unknown</th><th>Oldest eligible</th>"
-                + "<th>Backlog</th><th>Workers in this process</th></tr>");
-        b.append(queueRow(q, sampler.latest(), sampler.all(), csrf)).append("</table>");
+        b.append(QUEUES_HEAD);
+        Sampler.Sample latest = sampler.latest();
+        b.append(queueRow(q, latest, sampler.all(), Attention.reasons(q, latest, attentionAge), keep, csrf))
+                .append("</table>");
 
         b.append("<h2>Dead letters</h2>");
         if (csrf != null) {
@@ -298,6 +390,7 @@ public final class Pages {
         // a GET form: searching only reads, and the CSP's form-action 'self' allows it
         b.append("<form method=\"get\" action=\"queue\" id=\"dead-filter\">")
                 .append(hidden("q", q.name()))
+                .append(keep.isEmpty() ? "" : hidden("refresh", keep.substring(keep.indexOf('=') + 1)))
                 .append("<label>Error contains <input type=\"search\" name=\"find\" maxlength=\"")
                 .append(DeadLetters.SEARCH_TEXT)
                 .append("\" value=\"")
@@ -454,7 +547,9 @@ public final class Pages {
                     extra.append("<option value=\"not-sent\">not sent (send again)</option>"
                             + "<option value=\"dead\">give up (dead letter)</option></select> "
                             + "<textarea name=\"evidence\" required maxlength=\"2000\""
-                            + " placeholder=\"evidence: what the receiver said\"></textarea> ");
+                            + " placeholder=\"evidence: what the receiver said\"></textarea> "
+                            + "<label>receiver's reference, if sent <input type=\"text\" name=\"reference\""
+                            + " size=\"16\" maxlength=\"" + ConsoleApp.MAX_REFERENCE + "\"></label> ");
                     if (!u.ready()) {
                         // its sender may be alive: "not sent" needs the operator's word that it is not
                         extra.append(hidden("quarantine", "1"))

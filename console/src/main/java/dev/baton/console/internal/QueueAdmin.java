@@ -37,6 +37,7 @@ public final class QueueAdmin<S extends Enum<S>> {
     private final String kind;
     private final Supplier<? extends Collection<Worker>> allWorkers;
     private final @Nullable String deadAtColumn;
+    private final @Nullable String referenceColumn;
     /** The {@link Ids#tag} of the queue's ids once a row has been read ('\0' before). */
     private volatile char idTag;
 
@@ -44,11 +45,13 @@ public final class QueueAdmin<S extends Enum<S>> {
             ClaimQueue<S> queue,
             String kind,
             Supplier<? extends Collection<Worker>> allWorkers,
-            @Nullable String deadAtColumn) {
+            @Nullable String deadAtColumn,
+            @Nullable String referenceColumn) {
         this.queue = queue;
         this.kind = kind;
         this.allWorkers = allWorkers;
         this.deadAtColumn = deadAtColumn;
+        this.referenceColumn = referenceColumn;
     }
 
     /**
@@ -58,7 +61,7 @@ public final class QueueAdmin<S extends Enum<S>> {
      */
     public static <S extends Enum<S>> QueueAdmin<S> of(
             ClaimQueue<S> queue, String kind, Supplier<? extends Collection<Worker>> allWorkers) {
-        return new QueueAdmin<>(queue, kind, allWorkers, null);
+        return new QueueAdmin<>(queue, kind, allWorkers, null, null);
     }
 
     /** As {@link #of}, with the column the database sets when a row changes (for a dead row: when it died), or null. */
@@ -67,7 +70,25 @@ public final class QueueAdmin<S extends Enum<S>> {
             String kind,
             Supplier<? extends Collection<Worker>> allWorkers,
             @Nullable String deadAtColumn) {
-        return new QueueAdmin<>(queue, kind, allWorkers, deadAtColumn);
+        return new QueueAdmin<>(queue, kind, allWorkers, deadAtColumn, null);
+    }
+
+    /**
+     * As {@link #of}, with the column a "sent" resolution writes the receiver's reference to, or null (the reference
+     * is then kept in the audit only).
+     */
+    public static <S extends Enum<S>> QueueAdmin<S> of(
+            ClaimQueue<S> queue,
+            String kind,
+            Supplier<? extends Collection<Worker>> allWorkers,
+            @Nullable String deadAtColumn,
+            @Nullable String referenceColumn) {
+        return new QueueAdmin<>(queue, kind, allWorkers, deadAtColumn, referenceColumn);
+    }
+
+    /** The column a "sent" resolution writes the receiver's reference to, or null. */
+    public @Nullable String referenceColumn() {
+        return referenceColumn;
     }
 
     /** The column that tells when a dead row died, or null when the host named none. */
@@ -455,7 +476,13 @@ public final class QueueAdmin<S extends Enum<S>> {
      *
      * @throws IllegalArgumentException for a verdict or target the queue does not know
      */
-    public ActionResult resolve(String principal, Object id, String verdict, @Nullable String target, String evidence) {
+    public ActionResult resolve(
+            String principal,
+            Object id,
+            String verdict,
+            @Nullable String target,
+            String evidence,
+            @Nullable String reference) {
         UnknownSends<S> unknown = queue.unknownSends().as(principal(principal));
         LeaseResult<S> r =
                 switch (verdict) {
@@ -463,20 +490,35 @@ public final class QueueAdmin<S extends Enum<S>> {
                         if (target == null || !completionTargets().contains(target)) {
                             throw new IllegalArgumentException("no completion state " + target);
                         }
-                        yield unknown.resolveSent(
-                                id,
-                                Outcome.complete(Enum.valueOf(queue.machine().type(), target)));
+                        Outcome<S> completion =
+                                Outcome.complete(Enum.valueOf(queue.machine().type(), target));
+                        if (reference != null && referenceColumn != null) {
+                            completion = completion.set(referenceColumn, reference);
+                        }
+                        yield unknown.resolveSent(id, completion);
                     }
                     case "not-sent" -> unknown.resolveNotSent(id);
                     case "dead" -> unknown.deadLetter(id, "resolved dead by an operator: " + evidence);
                     default -> throw new IllegalArgumentException("no verdict " + verdict);
                 };
         String row = "unknown send " + id;
-        String code = describe(r);
+        String code = describe(r)
+                + (reference == null
+                        ? ""
+                        : "; receiver's reference \"" + reference + "\""
+                                + (referenceColumn == null ? "" : " in " + referenceColumn));
         if (r instanceof LeaseResult.Done<S> d) {
             String what =
                     switch (verdict) {
-                        case "sent" -> "Resolved as sent: " + row + " is " + d.state() + " now.";
+                        case "sent" ->
+                            "Resolved as sent: " + row + " is " + d.state() + " now"
+                                    + (reference == null
+                                            ? "."
+                                            : referenceColumn == null
+                                                    ? "; the receiver's reference \"" + reference
+                                                            + "\" is kept in the audit."
+                                                    : ", with the receiver's reference \"" + reference + "\" in column "
+                                                            + referenceColumn + ".");
                         case "not-sent" ->
                             "Resolved as not sent: " + row + " is " + d.state() + " now"
                                     + (d.state() == queue.claimableState()

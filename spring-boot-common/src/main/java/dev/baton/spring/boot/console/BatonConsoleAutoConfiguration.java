@@ -1,11 +1,13 @@
 package dev.baton.spring.boot.console;
 
+import dev.baton.Baton;
 import dev.baton.ConfigurationException;
 import dev.baton.console.BatonConsole;
 import dev.baton.console.ConsoleAuthenticator;
 import dev.baton.spring.boot.BatonAutoConfiguration;
 import dev.baton.spring.boot.BatonQueues;
 import dev.baton.spring.boot.BatonWorkers;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -46,9 +48,11 @@ public class BatonConsoleAutoConfiguration {
      * @param workers the workers
      * @param authenticators a {@link ConsoleAuthenticator} bean, if any
      * @param beans the context, asked whether Spring Security's filter chain is in it
+     * @param batons the Baton, for {@code baton.console.audit-table}
+     * @param dataSources the application's DataSource, for {@code baton.console.audit-table}
      * @return the console
      * @throws ConfigurationException in operate mode with neither an authenticator bean nor Spring Security's filter
-     *     chain
+     *     chain; for a setting out of its bounds; with an audit table but no single Baton and DataSource
      */
     @Bean(destroyMethod = "close")
     public BatonConsole batonConsole(
@@ -56,7 +60,9 @@ public class BatonConsoleAutoConfiguration {
             BatonQueues queues,
             BatonWorkers workers,
             ObjectProvider<ConsoleAuthenticator> authenticators,
-            ListableBeanFactory beans) {
+            ListableBeanFactory beans,
+            ObjectProvider<Baton> batons,
+            ObjectProvider<DataSource> dataSources) {
         ConsoleAuthenticator auth = authenticators.getIfUnique();
         if (auth == null) {
             // Spring Security's jar alone authenticates nobody: its filter chain must be in this context
@@ -73,12 +79,29 @@ public class BatonConsoleAutoConfiguration {
                 .operate(properties.operate())
                 .sessionLifetime(properties.sessionLifetime())
                 .secureCookie(properties.secureCookie())
+                .pageSize(properties.pageSize())
+                .maxRequeue(properties.maxRequeue())
+                .sampleInterval(properties.sampleInterval(), properties.samples())
+                .attentionAge(properties.attentionAge())
+                .refresh(properties.refresh())
                 .workers(() -> workers.running().values());
         String key = properties.csrfKey();
         if (key != null && !key.isEmpty()) {
             b.csrfKey(key);
         }
         queues.queues().values().forEach(b::queue);
+        properties.deadAtColumns().forEach(b::deadAtColumn);
+        properties.referenceColumns().forEach(b::referenceColumn);
+        String audit = properties.auditTable();
+        if (audit != null && !audit.isEmpty()) {
+            Baton baton = batons.getIfUnique();
+            DataSource dataSource = dataSources.getIfUnique();
+            if (baton == null || dataSource == null) {
+                throw new ConfigurationException("baton.console.audit-table=" + audit
+                        + " needs one Baton and one DataSource in the context, to keep the table on");
+            }
+            b.auditTable(baton, dataSource, audit);
+        }
         return b.build();
     }
 
