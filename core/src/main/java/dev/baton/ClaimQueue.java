@@ -77,7 +77,7 @@ public final class ClaimQueue<S extends Enum<S>> {
                         sh.sendTimeout()));
         this.writes = new FencedWrites<>(shape, Outcome::assignments, ClaimedRow::markLeaseLost);
         this.sweeps = new Sweeps<>(shape);
-        this.inspection = new Inspection<>(shape, claimer);
+        this.inspection = new Inspection<>(shape, claimer, sweeps);
         this.deadLetters = new DeadLetters<>(
                 shape.name, shape.engine, new DeadLetterStatements<>(shape), new DeadLetterFinder<>(shape), null);
         this.unknownSends = new UnknownSends<>(shape, writes, sweeps, new UnknownStatements<>(shape), null);

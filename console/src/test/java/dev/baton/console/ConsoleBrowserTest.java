@@ -199,10 +199,15 @@ class ConsoleBrowserTest {
                     waitFor(By.id("attention")).getText());
             assertTrue(driver.getCurrentUrl().endsWith("?refresh=5"), driver.getCurrentUrl());
             // its link to the queue keeps the interval, and the queue's page refreshes too
+            // each wait reads the page the click led to (the page before it has a #refresh line too)
+            WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(10));
             driver.findElement(By.linkText(f.queue.name())).click();
-            assertTrue(waitFor(By.id("refresh")).getText().contains("refreshes itself every 5 s"));
+            wait.until(ExpectedConditions.urlContains("queue?"));
+            assertTrue(driver.getCurrentUrl().contains("refresh=5"), driver.getCurrentUrl());
+            wait.until(
+                    ExpectedConditions.textToBePresentInElementLocated(By.id("refresh"), "refreshes itself every 5 s"));
             driver.findElement(By.linkText("stop refreshing")).click();
-            assertTrue(waitFor(By.id("refresh")).getText().contains("does not refresh itself"));
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("refresh"), "does not refresh itself"));
         }
 
         @Test

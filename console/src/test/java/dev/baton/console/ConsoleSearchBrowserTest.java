@@ -117,6 +117,19 @@ class ConsoleSearchBrowserTest {
                     .until(ExpectedConditions.presenceOfElementLocated(by));
         }
 
+        /** Clicks and waits until the page it was on is gone, so a wait that follows reads the new page. */
+        private void clickAndLoad(By by) {
+            WebElement page = driver.findElement(By.tagName("html"));
+            driver.findElement(by).click();
+            new WebDriverWait(driver, Duration.ofSeconds(10)).until(ExpectedConditions.stalenessOf(page));
+        }
+
+        private void backAndLoad() {
+            WebElement page = driver.findElement(By.tagName("html"));
+            driver.navigate().back();
+            new WebDriverWait(driver, Duration.ofSeconds(10)).until(ExpectedConditions.stalenessOf(page));
+        }
+
         private List<String> ids() {
             return driver.findElements(By.cssSelector("#dead tr[data-id]")).stream()
                     .map(e -> e.getAttribute("data-id").substring(1))
@@ -142,7 +155,7 @@ class ConsoleSearchBrowserTest {
             driver.findElement(By.name("key")).sendKeys("cust-7");
             driver.findElement(By.name("find")).sendKeys("422");
             new Select(driver.findElement(By.name("order"))).selectByValue("newest");
-            driver.findElement(By.xpath("//form[@id='dead-filter']//button")).click();
+            clickAndLoad(By.xpath("//form[@id='dead-filter']//button"));
             waitFor(By.id("dead-count"));
             assertEquals(
                     "4 rows match this search.",
@@ -150,32 +163,31 @@ class ConsoleSearchBrowserTest {
             assertEquals(List.of("ord-05", "ord-04", "ord-02"), ids(), "newest first, three a page");
             screenshot("search");
 
-            driver.findElement(By.linkText("Next page")).click();
+            clickAndLoad(By.linkText("Next page"));
             waitFor(By.linkText("Previous page"));
             assertEquals(List.of("ord-01"), ids());
-            driver.findElement(By.linkText("Previous page")).click();
+            clickAndLoad(By.linkText("Previous page"));
             waitFor(By.id("dead-count"));
             assertEquals(List.of("ord-05", "ord-04", "ord-02"), ids());
 
-            driver.findElement(By.linkText("ord-04")).click();
+            clickAndLoad(By.linkText("ord-04"));
             waitFor(By.id("row"));
             String row = driver.findElement(By.tagName("main")).getText();
             assertTrue(row.contains("State: FAILED (a dead letter, died at 2026-12-03 02:04:00.000"), row);
             assertTrue(row.contains("receiver 422: card 4111 declined for order 4"), row);
             assertTrue(row.contains("\"amount\": 12.5"), row);
             screenshot("row");
-            driver.navigate().back();
+            backAndLoad();
             waitFor(By.id("dead-count"));
 
-            driver.findElement(By.xpath("//button[text()='Requeue all that match\u2026']"))
-                    .click();
+            clickAndLoad(By.xpath("//button[text()='Requeue all that match\u2026']"));
             WebElement confirm = waitFor(By.id("confirm-text"));
             assertTrue(
                     confirm.getText().contains("error contains \"422\", key = \"cust-7\"")
                             && confirm.getText().contains("4 match now"),
                     confirm.getText());
             screenshot("requeue-matching-confirm");
-            driver.findElement(By.xpath("//button[text()='Confirm']")).click();
+            clickAndLoad(By.xpath("//button[text()='Confirm']"));
             WebElement result = waitFor(By.id("result"));
             assertTrue(result.getText().startsWith("Requeued 4 of the 4 dead rows that matched"), result.getText());
             screenshot("requeue-matching");

@@ -34,11 +34,16 @@ import org.jspecify.annotations.Nullable;
 public final class Inspection<S extends Enum<S>> {
     private final QueueShape<S> shape;
     private final Claimer<S, ?> claimer;
+    private final Sweeps<S> sweeps;
 
-    /** Inspection of the queue of {@code shape}; {@code claimer} supplies the claim the planner is asked about. */
-    public Inspection(QueueShape<S> shape, Claimer<S, ?> claimer) {
+    /**
+     * Inspection of the queue of {@code shape}; {@code claimer} and {@code sweeps} supply the claim and the expiry
+     * sweep the planner is asked about.
+     */
+    public Inspection(QueueShape<S> shape, Claimer<S, ?> claimer, Sweeps<S> sweeps) {
         this.shape = shape;
         this.claimer = claimer;
+        this.sweeps = sweeps;
     }
 
     /** Measures the queue (one query, database clock). */
@@ -286,6 +291,13 @@ public final class Inspection<S extends Enum<S>> {
             if (check.tableFound() && !check.hasProblems()) { // the planner needs every column to exist
                 Optional<String> plan = d.diagnostics().claimPlanProblem(c, claimer.spec(10), claimer.planArgs());
                 plan.ifPresent(p -> check.problem("queue '" + shape.name + "': " + p, suggestedIndex()));
+                if (plan.isEmpty()) {
+                    // the claim's index serves the expiry sweep too (state first, the lease in it or included)
+                    d.diagnostics()
+                            .batchPlanProblem(c, sweeps.expirySweep())
+                            .ifPresent(p -> check.problem(
+                                    "queue '" + shape.name + "': its expiry sweep: " + p, suggestedIndex()));
+                }
             }
             if (shape.sendDurability() == SendDurability.REQUIRE) {
                 // the precondition must be able to hold, or no send ever starts

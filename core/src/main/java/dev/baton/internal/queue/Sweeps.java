@@ -33,6 +33,7 @@ public final class Sweeps<S extends Enum<S>> {
     private static final int BATCH = 500;
 
     private final QueueShape<S> shape;
+    private final BatchUpdateSpec reclaimSpec;
     private final BatchUpdate reclaim;
     private final BatchUpdate exhausted;
     /** The claimable rows with their attempts used up, read without locks; and the guard of their move. */
@@ -50,12 +51,14 @@ public final class Sweeps<S extends Enum<S>> {
         // A row whose handler crashed the process or outlived its lease has used its attempt like a failed one: at
         // maxAttempts it goes to the dead state instead of back to the queue, so it cannot crash-loop (and block its
         // key) forever. Every sweep clears the token: a stale worker's write, or its read-back, can never match.
-        this.reclaim = sweep(
+        this.reclaimSpec = sweepSpec(
                 shape.processing,
                 shape.claimable,
                 true,
                 new SqlFragment(shape.qAttempts + " < ?", List.of(max)),
-                SqlFragment.of(""));
+                SqlFragment.of(""),
+                "NULL");
+        this.reclaim = shape.dialect.batchUpdate(reclaimSpec);
         this.exhausted = sweep(
                 shape.processing,
                 shape.dead,
@@ -257,6 +260,19 @@ public final class Sweeps<S extends Enum<S>> {
 
     private BatchUpdate sweep(
             S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet, String leaseValue) {
+        return shape.dialect.batchUpdate(sweepSpec(from, to, expired, attempts, moreSet, leaseValue));
+    }
+
+    /**
+     * The expiry sweep's batch (processing rows whose lease passed, back to claimable), for the planner's check of it
+     * ({@link Inspection#verify}).
+     */
+    public BatchUpdateSpec expirySweep() {
+        return reclaimSpec;
+    }
+
+    private BatchUpdateSpec sweepSpec(
+            S from, S to, boolean expired, SqlFragment attempts, SqlFragment moreSet, String leaseValue) {
         Dialect d = shape.dialect;
         List<SqlFragment> conditions = new ArrayList<>();
         conditions.add(shape.in(List.of(from)));
@@ -274,11 +290,11 @@ public final class Sweeps<S extends Enum<S>> {
                 shape.qState + " = ?, " + shape.qLease + " = " + leaseValue + ", " + shape.qToken + " = NULL"
                         + moreSet.sql(),
                 setBinds);
-        return d.batchUpdate(BatchUpdateSpec.builder(shape.qTable, shape.qId)
+        return BatchUpdateSpec.builder(shape.qTable, shape.qId)
                 .where(where)
                 .set(set)
                 .limit(BATCH)
-                .build());
+                .build();
     }
 
     /**
