@@ -23,7 +23,7 @@ class MySqlEngineCheckTest {
     private static final String TIDB = "8.0.11-TiDB-v8.5.6";
 
     @Test
-    void mariaDbPassesAndAServerAnsweringAsCockroachDbIsRefusedWithTheReason() {
+    void mariaDbPassesAndAServerAnsweringAsTiDbIsRefusedWithTheReason() {
         TestDatabase db = TestDatabases.mariadbLocal();
         JobsTable jobs = JobsTable.create(db, "my_engine", true);
         try {

@@ -557,9 +557,11 @@ public abstract class AbstractClaimShapeCompatibilityTest extends DatabaseSuite 
             db.dropTableIfExists(own);
         }
         db.execute(
-                db.kind() == dev.baton.testservers.DatabaseKind.POSTGRES
-                        ? "ALTER TABLE " + table + " ALTER COLUMN prio DROP NOT NULL"
-                        : "ALTER TABLE " + table + " MODIFY prio INT NULL");
+                switch (db.kind()) {
+                    case POSTGRES -> "ALTER TABLE " + table + " ALTER COLUMN prio DROP NOT NULL";
+                    case SQLSERVER -> "ALTER TABLE " + table + " ALTER COLUMN prio INT NULL";
+                    case MARIADB, MYSQL -> "ALTER TABLE " + table + " MODIFY prio INT NULL";
+                });
         List<Object[]> rows = new ArrayList<>();
         for (long i = 2; i <= 60; i++) {
             rows.add(new Object[] {i, null, "t", (int) (i % 5)});

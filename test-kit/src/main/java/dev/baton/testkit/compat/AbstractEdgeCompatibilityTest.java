@@ -200,9 +200,11 @@ public abstract class AbstractEdgeCompatibilityTest extends DatabaseSuite {
     @Test
     void anErrorLongerThanTheColumnIsCutToItsWidth() throws Exception {
         db.execute(
-                db.kind() == DatabaseKind.POSTGRES
-                        ? "ALTER TABLE " + jobs.name() + " ALTER COLUMN last_error TYPE VARCHAR(200)"
-                        : "ALTER TABLE " + jobs.name() + " MODIFY last_error VARCHAR(200) NULL");
+                switch (db.kind()) {
+                    case POSTGRES -> "ALTER TABLE " + jobs.name() + " ALTER COLUMN last_error TYPE VARCHAR(200)";
+                    case SQLSERVER -> "ALTER TABLE " + jobs.name() + " ALTER COLUMN last_error VARCHAR(200) NULL";
+                    case MARIADB, MYSQL -> "ALTER TABLE " + jobs.name() + " MODIFY last_error VARCHAR(200) NULL";
+                });
         String error = poisonBatch(row -> Outcome.deadLetter("x".repeat(400)));
         assertEquals("x".repeat(200), error);
     }

@@ -204,6 +204,9 @@ public final class WorkerProcessFailover {
             StateTable<Payment> payments = baton.table(callbacks.name()).state("payment_status", Payment.MACHINE);
             Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
             Set<Long> appliedTwice = ConcurrentHashMap.newKeySet();
+            // answered in doubt, then Applied by the second delivery: the first commit did not survive (an Applied
+            // PENDING -> PAID proves the row was still PENDING), so a report of it by the failover audit was true
+            Set<Long> appliedAfterDoubt = ConcurrentHashMap.newKeySet();
             Set<Long> answeredInTarget = ConcurrentHashMap.newKeySet(); // Applied or AlreadyInTarget: acknowledged
             Set<Long> inDoubt = ConcurrentHashMap.newKeySet();
             AtomicInteger failed = new AtomicInteger();
@@ -214,6 +217,7 @@ public final class WorkerProcessFailover {
                             long id;
                             while (!stop.get() && (id = nextCallback.getAndIncrement()) <= CALLBACK_ROWS) {
                                 int applied = 0;
+                                boolean doubted = false;
                                 for (int delivery = 0; delivery < 2; delivery++) { // each callback comes twice
                                     try {
                                         TransitionResult<Payment> r = payments.transition(
@@ -222,8 +226,12 @@ public final class WorkerProcessFailover {
                                         if (r instanceof TransitionResult.Applied) {
                                             applied++;
                                             acknowledged.add(id);
+                                            if (doubted) {
+                                                appliedAfterDoubt.add(id);
+                                            }
                                         }
                                         if (r instanceof TransitionResult.InDoubt) {
+                                            doubted = true;
                                             inDoubt.add(id); // not acknowledged: the gateway would call again
                                         } else if (r.inTarget()) {
                                             answeredInTarget.add(id);
@@ -382,8 +390,11 @@ public final class WorkerProcessFailover {
             Set<Long> reportedNotLost = new HashSet<>(reported);
             reportedNotLost.removeAll(lostAcknowledged);
             reportedNotLost.removeAll(appliedTwice);
+            reportedNotLost.removeAll(appliedAfterDoubt);
+            Set<Long> reapplied = new HashSet<>(appliedTwice);
+            reapplied.addAll(appliedAfterDoubt);
             Set<Long> reportedReapplied = new HashSet<>(reported);
-            reportedReapplied.retainAll(appliedTwice);
+            reportedReapplied.retainAll(reapplied);
             // reported lost, and answered in doubt, never acknowledged: the report the caller was told to expect
             Set<Long> reportedInDoubt = new HashSet<>(reportedNotLost);
             reportedInDoubt.retainAll(inDoubt);
