@@ -19,6 +19,7 @@ import dev.baton.LeaseResult;
 import dev.baton.Message;
 import dev.baton.Outbox;
 import dev.baton.Outcome;
+import dev.baton.RetryPolicy;
 import dev.baton.SchemaMismatchException;
 import dev.baton.StateMachine;
 import dev.baton.TransitionResult;
@@ -318,6 +319,40 @@ public abstract class AbstractDeadLetterCompatibilityTest extends DatabaseSuite 
         List<DeadRow> dead = q.deadLetters().list(10);
         assertEquals("bad payload", dead.get(0).lastError());
         assertEquals(DeadRow.MAY_HAVE_BEEN_SENT + "partner refused", dead.get(1).lastError());
+    }
+
+    /**
+     * A retry past the queue's attempts dead-letters the row. After its mark the send may have happened, so the dead
+     * row carries the maybe-sent mark and {@code requeueAll} leaves it; the same retry before a mark dies plain and is
+     * requeued.
+     */
+    @Test
+    void aRetryPastItsAttemptsAfterTheMarkDiesMarkedAndOneBeforeItDiesPlain() {
+        ClaimQueue<Payout> q = baton.<Payout>queue("payout-once-" + jobs.name())
+                .table(jobs.name())
+                .claim("sync_status", Payout.MACHINE, Payout.PENDING, Payout.PROCESSING)
+                .deadState(Payout.FAILED)
+                .nonIdempotentSink(Payout.SENDING, Payout.UNKNOWN)
+                .retry(RetryPolicy.exponential(Duration.ofMillis(10), 2.0).maxAttempts(1))
+                .lease(LEASE)
+                .build();
+        jobs.insert(1, 2, Payment.PAID);
+        List<ClaimedRow<Payout>> rows = new ArrayList<>(q.claim(2));
+        rows.sort(java.util.Comparator.comparingLong(ClaimedRow::longId));
+        assertTrue(q.markSending(rows.get(1)).done());
+        assertTrue(
+                q.apply(rows.get(0), Outcome.retry("the partner answered 503")).done());
+        assertTrue(q.apply(rows.get(1), Outcome.retry("the partner timed out")).done());
+        List<DeadRow> dead = q.deadLetters().list(10);
+        assertEquals(List.of(1L, 2L), ids(dead), "both rows used their one attempt");
+        assertEquals("the partner answered 503", dead.get(0).lastError());
+        assertTrue(!dead.get(0).mayHaveBeenSent(), dead.get(0).lastError());
+        assertEquals(
+                DeadRow.MAY_HAVE_BEEN_SENT + "the partner timed out",
+                dead.get(1).lastError());
+        assertTrue(dead.get(1).mayHaveBeenSent());
+        assertEquals(1, q.deadLetters().requeueAll(100).rows(), "only the row that was never marked");
+        assertEquals(List.of(2L), ids(q.deadLetters().list(10)));
     }
 
     /**
