@@ -91,69 +91,6 @@ public abstract class AbstractSendPauseCompatibilityTest extends DatabaseSuite {
 
     // ---- the local deadline
 
-    /**
-     * The mark itself can take most of the lease (here it waits on a row lock another session holds for 2.2 s of a
-     * 3 s lease). It commits, so the row is sending, but less than the send timeout is left: {@code markSending}
-     * answers TooLate with the row marked, and a Worker does not call its handler (the send could outlive the lease)
-     * but leaves the row unknown, the one state a sending row leaves to, with a reason that says nothing was sent.
-     */
-    @Test
-    void aMarkThatTakesMostOfTheLeaseIsNotFollowedByASendAndLeavesTheRowUnknown() throws Exception {
-        jobs.insert(1, 1, Payment.PAID);
-        Duration hold = Duration.ofMillis(2200);
-        CountDownLatch locked = new CountDownLatch(1);
-        Thread[] locker = new Thread[1];
-        BatonListener lockAfterClaim = new BatonListener() {
-            @Override
-            public void onClaim(String queue, int count) {
-                locker[0] = new Thread(() -> {
-                    try (var c = db.connect()) {
-                        c.setAutoCommit(false);
-                        try (var st = c.createStatement()) {
-                            st.executeQuery("SELECT id FROM " + jobs.name() + " WHERE id = 1 FOR UPDATE")
-                                    .close();
-                            locked.countDown();
-                            Thread.sleep(hold.toMillis());
-                        }
-                        c.commit();
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                });
-                locker[0].start();
-                try {
-                    assertTrue(locked.await(10, TimeUnit.SECONDS), "the row lock was taken");
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
-        Baton b = Baton.builder(db.dataSource())
-                .dialect(dialect)
-                .listener(lockAfterClaim)
-                .build();
-        ClaimQueue<Sync> q = JobsTable.sendingQueue(b, jobs.name(), Duration.ofSeconds(3), Duration.ofSeconds(1));
-        AtomicInteger sends = new AtomicInteger();
-        Worker worker = b.worker(q)
-                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(100))
-                .handle(r -> {
-                    sends.incrementAndGet();
-                    return Outcome.complete(Sync.COMPLETED);
-                })
-                .start();
-        try {
-            await("the row unknown", () -> jobs.sync(1) == Sync.UNKNOWN);
-        } finally {
-            worker.close();
-            if (locker[0] != null) {
-                locker[0].join();
-            }
-        }
-        assertEquals(0, sends.get(), "no send after a mark that left less than the send timeout");
-        String error = String.valueOf(jobs.get(1, "last_error"));
-        assertTrue(error.contains("not sent: the mark left less than the send timeout"), error);
-    }
-
     @Test
     void aClaimPausedPastItsLeaseIsNotMarkedSendingAndNoSqlIsSent() throws Exception {
         jobs.insert(1, 1, Payment.PAID);
